@@ -1,0 +1,125 @@
+import { InvalidOptionError } from "./errors.js";
+import type { ModelClient } from "./model-client.js";
+import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
+import type { PermissionCallback } from "./permission.js";
+import type { ToolDefinition } from "./tool.js";
+import type { WorkspaceProvider } from "./workspace.js";
+
+export const DEFAULT_MAX_TOKENS = 8192;
+export const DEFAULT_MAX_TURNS = 100;
+
+/** Options of createAgent() / createBareAgent(). Unknown keys throw. */
+export interface AgentOptions<TContext = unknown> {
+  /** Model name, passed to the provider unchanged. */
+  model: string;
+  /** Provider API key. Defaults to the ANTHROPIC_API_KEY environment variable. */
+  apiKey?: string;
+  /** Anthropic-compatible endpoint, e.g. "https://api.deepseek.com/anthropic". */
+  baseURL?: string;
+  /** A name for this agent, used in tool descriptions, traces and team rosters. */
+  name?: string;
+  systemPrompt?: string;
+  tools?: ToolDefinition<any, TContext>[];
+  /** Output token budget of each model request (default 8192). */
+  maxTokens?: number;
+  /** Model requests a query may make before it ends with error_max_turns (default 100). */
+  maxTurns?: number;
+  /** Asked before every tool call; a deny becomes an error tool_result the model can read. */
+  permission?: PermissionCallback<TContext>;
+  /** Replaces the built-in Anthropic client (a gateway, a cache, createScriptedModelClient() in tests). */
+  modelClient?: ModelClient;
+  /** Retries of the built-in client on 408/409/429/5xx and connection errors (default 2, as @anthropic-ai/sdk). */
+  maxRetries?: number;
+  /** Extra HTTP headers for the built-in client. */
+  defaultHeaders?: Record<string, string>;
+  /** createAgent() only: the workspace provider, or false for a bare agent. */
+  workspace?: WorkspaceProvider | false;
+}
+
+export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "model",
+  "apiKey",
+  "baseURL",
+  "name",
+  "systemPrompt",
+  "tools",
+  "maxTokens",
+  "maxTurns",
+  "permission",
+  "modelClient",
+  "maxRetries",
+  "defaultHeaders",
+  "workspace",
+]);
+
+/** Per-query options of query() / prompt(). Unknown keys throw. */
+export interface QueryOptions<TContext = unknown> {
+  /** false sends non-streaming model requests and yields no stream_event (default true). */
+  stream?: boolean;
+  /** Host data for tool handlers; never put into the transcript. */
+  context?: TContext;
+  /** Cancels the whole query (subtype "error_abort"). */
+  signal?: AbortSignal;
+  /** Overrides the agent's maxTurns for this query. */
+  maxTurns?: number;
+}
+
+export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set(["stream", "context", "signal", "maxTurns"]);
+
+export function validateAgentOptions(options: AgentOptions<any>): void {
+  if (options === null || typeof options !== "object") {
+    throw new InvalidOptionError(
+      'AgentOptions: expected an options object such as { model: "claude-sonnet-4-6" }.',
+    );
+  }
+  assertKnownOptions(options, AGENT_OPTION_KEYS, "AgentOptions");
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidOptionError(
+      'AgentOptions: "model" is required, e.g. model: "claude-sonnet-4-6" or "deepseek-v4-flash".',
+    );
+  }
+  assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
+  assertPositiveInteger(options.maxTurns, "AgentOptions.maxTurns");
+  if (
+    options.maxRetries !== undefined &&
+    !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
+  ) {
+    throw new InvalidOptionError("AgentOptions.maxRetries must be a non-negative integer.");
+  }
+  if (options.tools !== undefined && !Array.isArray(options.tools)) {
+    throw new InvalidOptionError("AgentOptions.tools must be an array of tools created with tool().");
+  }
+  if (options.permission !== undefined && typeof options.permission !== "function") {
+    throw new InvalidOptionError("AgentOptions.permission must be a function (request) => decision.");
+  }
+  const client = options.modelClient;
+  if (client !== undefined && (client === null || typeof client.create !== "function")) {
+    throw new InvalidOptionError(
+      "AgentOptions.modelClient must implement the ModelClient port: { create(request), stream?(request) }.",
+    );
+  }
+}
+
+export function validateQueryOptions(options: QueryOptions<any> | undefined): void {
+  assertKnownOptions(options, QUERY_OPTION_KEYS, "QueryOptions");
+  assertPositiveInteger(options?.maxTurns, "QueryOptions.maxTurns");
+  if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
+  }
+}
+
+/** Tools must have unique names: the model addresses them by name. */
+export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+  const seen = new Set<string>();
+  for (const candidate of tools) {
+    if (!candidate || typeof candidate.name !== "string" || typeof candidate.handler !== "function") {
+      throw new InvalidOptionError("AgentOptions.tools: every entry must be a tool created with tool().");
+    }
+    if (seen.has(candidate.name)) {
+      throw new InvalidOptionError(
+        `AgentOptions.tools: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
+      );
+    }
+    seen.add(candidate.name);
+  }
+}

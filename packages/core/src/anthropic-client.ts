@@ -1,0 +1,139 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { AbortError, AgentLatticeError, APIError } from "./errors.js";
+import type { ModelClient, ModelRequest, ModelResponse, RawStreamEvent } from "./model-client.js";
+
+export interface AnthropicModelClientOptions {
+  /** Defaults to ANTHROPIC_API_KEY, as in @anthropic-ai/sdk. */
+  apiKey?: string;
+  /** Anthropic-compatible endpoint (DeepSeek: "https://api.deepseek.com/anthropic"). */
+  baseURL?: string;
+  /** Retries on 408/409/429/5xx and connection errors, honouring retry-after (default 2). */
+  maxRetries?: number;
+  defaultHeaders?: Record<string, string>;
+  /** Custom fetch, e.g. for a proxy. */
+  fetch?: typeof fetch;
+}
+
+type AnthropicModule = typeof import("@anthropic-ai/sdk");
+let sdkModule: Promise<AnthropicModule> | undefined;
+
+/**
+ * @anthropic-ai/sdk is imported on the first request, not when agent-lattice is imported: hosts that plug in
+ * their own ModelClient never load it, and everyone else pays for it exactly once.
+ */
+function loadSdk(): Promise<AnthropicModule> {
+  sdkModule ??= import("@anthropic-ai/sdk");
+  return sdkModule;
+}
+
+/** The SDK's own default request timeout; set explicitly so long non-streaming requests are the host's call. */
+const SDK_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** The built-in ModelClient: real HTTP and SSE to the Anthropic Messages API or a compatible provider. */
+export function createAnthropicModelClient(options: AnthropicModelClientOptions = {}): ModelClient {
+  let client: Promise<Anthropic> | undefined;
+  const getClient = () => {
+    client ??= loadSdk().then(
+      ({ default: AnthropicClient }) =>
+        new AnthropicClient({
+          apiKey: options.apiKey ?? null,
+          baseURL: options.baseURL ?? null,
+          maxRetries: options.maxRetries ?? 2,
+          timeout: SDK_DEFAULT_TIMEOUT_MS,
+          ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
+    );
+    return client;
+  };
+
+  return {
+    async create(request: ModelRequest): Promise<ModelResponse> {
+      const anthropic = await getClient();
+      try {
+        const response = await anthropic.messages.create(
+          toBody(request, false) as unknown as Anthropic.MessageCreateParamsNonStreaming,
+          requestOptions(request),
+        );
+        return {
+          message: {
+            role: "assistant",
+            content: response.content as never,
+            providerResponseId: response.id,
+            model: response.model,
+          },
+          stopReason: response.stop_reason,
+          usage: response.usage,
+        };
+      } catch (error) {
+        throw await toAgentLatticeError(error, request.signal);
+      }
+    },
+
+    async *stream(request: ModelRequest): AsyncIterable<RawStreamEvent> {
+      const anthropic = await getClient();
+      try {
+        const stream = await anthropic.messages.create(
+          toBody(request, true) as unknown as Anthropic.MessageCreateParamsStreaming,
+          requestOptions(request),
+        );
+        yield* stream as AsyncIterable<RawStreamEvent>;
+      } catch (error) {
+        throw await toAgentLatticeError(error, request.signal);
+      }
+    },
+  };
+}
+
+function requestOptions(request: ModelRequest) {
+  return {
+    signal: request.signal,
+    ...(request.timeoutMs !== undefined ? { timeout: request.timeoutMs } : {}),
+  };
+}
+
+/** The Messages API request body. Only fields the host set are sent. */
+export function toBody(request: ModelRequest, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    messages: request.messages,
+  };
+  if (request.system !== undefined && request.system !== "") body.system = request.system;
+  if (request.tools.length > 0) body.tools = request.tools;
+  if (request.thinking) body.thinking = request.thinking;
+  if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  if (request.extraBody) Object.assign(body, request.extraBody);
+  if (stream) body.stream = true;
+  return body;
+}
+
+/** Maps @anthropic-ai/sdk errors onto the SDK's typed errors, keeping status, provider error type and request id. */
+async function toAgentLatticeError(error: unknown, signal: AbortSignal): Promise<unknown> {
+  if (error instanceof AgentLatticeError) return error;
+  const { APIError: SdkAPIError, APIUserAbortError, APIConnectionError } = await loadSdk();
+  if (error instanceof APIUserAbortError || signal.aborted) {
+    return new AbortError("The model request was cancelled.", { cause: error });
+  }
+  if (error instanceof SdkAPIError) {
+    const body = error.error as { error?: { type?: string; message?: string } } | undefined;
+    const type =
+      body?.error?.type ??
+      error.type ??
+      (error instanceof APIConnectionError ? "connection_error" : undefined);
+    const detail = body?.error?.message ?? error.message;
+    const prefix = error.status ? `The model provider answered ${error.status}` : "The model request failed";
+    return new APIError(`${prefix} (${type ?? "api_error"}): ${detail}`, {
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(type ? { type } : {}),
+      ...(error.requestID ? { requestId: error.requestID } : {}),
+      cause: error,
+    });
+  }
+  // A socket torn down mid-stream surfaces from fetch's body reader as a plain TypeError/Error.
+  const message = error instanceof Error ? error.message : String(error);
+  return new APIError(`The connection to the model provider failed mid-request: ${message}`, {
+    type: "connection_error",
+    cause: error,
+  });
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import { Agent } from "./agent.js";
+import {
+  type AgentOptions,
+  assertUniqueToolNames,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  validateAgentOptions,
+} from "./agent-options.js";
+import { createAnthropicModelClient } from "./anthropic-client.js";
+import { InvalidOptionError } from "./errors.js";
+import type { ModelClient, ModelToolSpec } from "./model-client.js";
+import type { ToolDefinition } from "./tool.js";
+import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
+
+/** The defaults a distribution (the agent-lattice umbrella) installs into createAgent(). */
+export interface AgentDefaults {
+  /** The workspace every createAgent() session gets unless it passes `workspace: false`. */
+  workspace?: WorkspaceProvider;
+}
+
+/**
+ * Builds a createAgent() that installs `defaults`. The umbrella package calls this with the built-in
+ * workspace tools; core never imports them.
+ */
+export function createAgentFactory(defaults: AgentDefaults = {}) {
+  return function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+    validateAgentOptions(options);
+    const provider = options.workspace === false ? undefined : (options.workspace ?? defaults.workspace);
+    return buildAgent(options, provider);
+  };
+}
+
+/**
+ * createAgent() from @agent-lattice/core has no default workspace: without `options.workspace` it runs
+ * bare, exactly like createBareAgent(). The `agent-lattice` package's createAgent() adds the private
+ * workspace and built-in file/shell tools.
+ */
+export const createAgent = createAgentFactory();
+
+/** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
+export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+  validateAgentOptions(options);
+  if (options.workspace !== undefined && options.workspace !== false) {
+    throw new InvalidOptionError(
+      "AgentOptions.workspace: createBareAgent() never installs a workspace. Use createAgent({ workspace }) instead.",
+    );
+  }
+  return buildAgent(options, undefined);
+}
+
+function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
+  const sessionId = randomUUID();
+  const workspace: WorkspaceSession | undefined = provider?.createSession({
+    sessionId,
+    ...(options.name !== undefined ? { agentName: options.name } : {}),
+  });
+  const tools: ToolDefinition[] = [...(workspace?.tools ?? []), ...(options.tools ?? [])];
+  assertUniqueToolNames(tools);
+  const system = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
+  return new Agent<TContext>({
+    sessionId,
+    model: options.model,
+    maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+    system: system || undefined,
+    client: options.modelClient ?? defaultClient(options),
+    tools: new Map(tools.map(definition => [definition.name, definition])),
+    toolSpecs: tools.map(toModelToolSpec),
+    permission: options.permission,
+    history: [],
+  });
+}
+
+function defaultClient(options: AgentOptions<any>): ModelClient {
+  const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    throw new InvalidOptionError(
+      "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
+        "ANTHROPIC_API_KEY, or pass a modelClient.",
+    );
+  }
+  return createAnthropicModelClient({
+    apiKey,
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),
+  });
+}
+
+function toModelToolSpec(definition: ToolDefinition): ModelToolSpec {
+  return { name: definition.name, description: definition.description, input_schema: definition.inputSchema };
+}

@@ -1,0 +1,73 @@
+// @agent-lattice/core public API. Every name here is documented at its definition.
+export type { Agent, AgentLike } from "./agent.js";
+export {
+  type AgentOptions,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  type QueryOptions,
+} from "./agent-options.js";
+export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
+export {
+  AbortError,
+  AgentLatticeError,
+  APIError,
+  ConcurrentQueryError,
+  InvalidOptionError,
+  MaxTurnsError,
+  TimeoutError,
+} from "./errors.js";
+export { type AgentDefaults, createAgent, createAgentFactory, createBareAgent } from "./factories.js";
+export type {
+  AssistantContentBlock,
+  AssistantModelMessage,
+  Base64Source,
+  CacheControl,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  ModelMessage,
+  PlainTextSource,
+  PromptInput,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+  UrlSource,
+  UserContentBlock,
+  UserModelMessage,
+} from "./messages.js";
+export type {
+  JsonSchemaObject,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelToolSpec,
+  RawStreamEvent,
+  ReasoningEffort,
+  StopReason,
+  ThinkingParam,
+} from "./model-client.js";
+export type { PermissionCallback, PermissionDecision, PermissionRequest } from "./permission.js";
+export type { InferSchema, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
+export type {
+  ResultSubtype,
+  SDKAssistantMessage,
+  SDKMessage,
+  SDKResultMessage,
+  SDKStreamEventMessage,
+  SDKSystemInitMessage,
+  SDKUserMessage,
+} from "./sdk-messages.js";
+export {
+  type ToolDefinition,
+  type ToolHandler,
+  type ToolHandlerExtra,
+  type ToolKind,
+  type ToolOptions,
+  type ToolResult,
+  tool,
+} from "./tool.js";
+export type { ReportedUsage, Usage } from "./usage.js";
+export type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";

@@ -1,0 +1,31 @@
+import { InvalidOptionError } from "./errors.js";
+
+/**
+ * Strict option validation: an unknown key throws at assembly time, so a typo or an option that only a
+ * newer SDK knows fails fast instead of silently doing nothing.
+ */
+export function assertKnownOptions(
+  options: object | undefined,
+  known: ReadonlySet<string>,
+  label: string,
+  prefix = "",
+): void {
+  if (options === undefined || options === null) return;
+  if (typeof options !== "object") {
+    throw new InvalidOptionError(`${prefix}${label}: expected an options object, got ${typeof options}.`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) {
+      throw new InvalidOptionError(
+        `${prefix}${label}: unknown option "${key}". Check for a typo, or upgrade the SDK if this option was added in a newer version.`,
+      );
+    }
+  }
+}
+
+export function assertPositiveInteger(value: unknown, label: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+    throw new InvalidOptionError(`${label} must be a positive integer, got ${JSON.stringify(value)}.`);
+  }
+}

@@ -1,0 +1,77 @@
+import type { AgentLatticeError } from "./errors.js";
+import type { AssistantModelMessage, ToolResultBlock } from "./messages.js";
+import type { RawStreamEvent, StopReason } from "./model-client.js";
+import type { Usage } from "./usage.js";
+
+/** First message of every query: what the session runs with. */
+export type SDKSystemInitMessage = {
+  type: "system";
+  subtype: "init";
+  session_id: string;
+  model: string;
+  /** Names of the tools the model can call in this query. */
+  tools: string[];
+};
+
+/** A raw provider stream event, yielded while the model is still responding (streaming queries only). */
+export type SDKStreamEventMessage = {
+  type: "stream_event";
+  event: RawStreamEvent;
+  session_id: string;
+  /** 1-based model turn within the query. */
+  turn: number;
+};
+
+/** One assembled model turn (text / thinking / tool_use blocks and provider metadata). */
+export type SDKAssistantMessage = {
+  type: "assistant";
+  message: AssistantModelMessage;
+  session_id: string;
+  turn: number;
+};
+
+/** The results of one whole tool batch, in tool_use order. The prompt itself is never echoed. */
+export type SDKUserMessage = {
+  type: "user";
+  message: { role: "user"; content: ToolResultBlock[] };
+  session_id: string;
+  turn: number;
+};
+
+export type ResultSubtype =
+  | "success"
+  | "interrupted"
+  | "error_max_turns"
+  | "error_during_execution"
+  | "error_abort"
+  | "error_timeout"
+  | "error_missing_output";
+
+/** The last message of every query. */
+export type SDKResultMessage = {
+  type: "result";
+  subtype: ResultSubtype;
+  /** True for the error_* subtypes; "interrupted" is normal control flow. */
+  is_error: boolean;
+  /** Final text of the run ("" when it failed before producing one). */
+  result: string;
+  /** Typed payload of a structured run (endTurn + structuredResult, or outputSchema). */
+  structuredResult?: unknown;
+  /** Summed over every model request of this query. */
+  usage: Usage;
+  /** stop_reason of the last model response; null when no response arrived. */
+  stop_reason: StopReason | null;
+  /** Model requests made by this query. */
+  num_turns: number;
+  duration_ms: number;
+  session_id: string;
+  /** The typed error behind an error_* subtype. */
+  error?: AgentLatticeError;
+};
+
+export type SDKMessage =
+  | SDKSystemInitMessage
+  | SDKStreamEventMessage
+  | SDKAssistantMessage
+  | SDKUserMessage
+  | SDKResultMessage;

@@ -1,0 +1,126 @@
+import { InvalidOptionError } from "./errors.js";
+import type { ToolResultContent } from "./messages.js";
+import type { JsonSchemaObject } from "./model-client.js";
+import { assertKnownOptions } from "./option-validation.js";
+import { type InferSchema, isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
+
+/** What a tool handler returns. */
+export interface ToolResult {
+  /** Sent to the model as the tool_result content. */
+  content: ToolResultContent;
+  /** Marks the result as a failure the model should react to. */
+  isError?: boolean;
+  /** Ends the run after this batch with `content` as the result text, without another model call. */
+  endTurn?: boolean;
+  /** With `endTurn`, carried to `SDKResultMessage.structuredResult`. Ignored without `endTurn`. */
+  structuredResult?: unknown;
+}
+
+/** The second argument of every tool handler. */
+export interface ToolHandlerExtra<TContext = unknown> {
+  /** The host data passed as `prompt(..., { context })`; never shown to the model. */
+  context: TContext | undefined;
+  /** Aborted when the query is aborted; long-running handlers should stop. */
+  signal: AbortSignal;
+  toolUseId: string;
+  sessionId: string;
+}
+
+export type ToolHandler<TInput, TContext = unknown> = (
+  input: TInput,
+  extra: ToolHandlerExtra<TContext>,
+) => ToolResult | Promise<ToolResult>;
+
+export interface ToolOptions<TInput = any> {
+  /** Declares that this call may overlap with other concurrency-safe calls of the same batch. */
+  isConcurrencySafe?: (input: TInput) => boolean;
+  /** Host-owned annotation, passed through to ToolDefinition.metadata; never read by the SDK nor shown to the model. */
+  metadata?: Record<string, unknown>;
+}
+
+export const TOOL_OPTION_KEYS: ReadonlySet<string> = new Set(["isConcurrencySafe", "metadata"]);
+
+/** "tool" for plain tools; delegation tools say "agent_tool" so batch policies can tell them apart. */
+export type ToolKind = "tool" | "agent_tool" | (string & {});
+
+/** A tool the agent can call. Create with `tool()`; treat as immutable. */
+export interface ToolDefinition<TInput = any, TContext = any> {
+  readonly kind: ToolKind;
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema sent to the model as `input_schema`. */
+  readonly inputSchema: JsonSchemaObject;
+  /** Validates the model's input before the handler runs. */
+  readonly schema: SchemaLike<TInput>;
+  handler(input: TInput, extra: ToolHandlerExtra<TContext>): ToolResult | Promise<ToolResult>;
+  isConcurrencySafe?(input: TInput): boolean;
+  readonly metadata?: Record<string, unknown>;
+}
+
+type ToolFactory<TContext> = <S extends SchemaLike<any>>(
+  name: string,
+  description: string,
+  schema: S,
+  handler: ToolHandler<InferSchema<S>, TContext>,
+  options?: ToolOptions<InferSchema<S>>,
+) => ToolDefinition<InferSchema<S>, TContext>;
+
+/** Tool names the Messages API accepts. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/**
+ * Defines a tool from a name, a description, a schema (zod 4 works directly) and a handler.
+ * Call `tool<MyContext>()` with no arguments to get a factory whose handlers receive a typed `context`.
+ */
+export function tool<TContext = unknown>(): ToolFactory<TContext>;
+export function tool<S extends SchemaLike<any>, TContext = unknown>(
+  name: string,
+  description: string,
+  schema: S,
+  handler: ToolHandler<InferSchema<S>, TContext>,
+  options?: ToolOptions<InferSchema<S>>,
+): ToolDefinition<InferSchema<S>, TContext>;
+export function tool(...args: unknown[]): unknown {
+  if (args.length === 0) return defineTool;
+  return defineTool(...(args as Parameters<typeof defineTool>));
+}
+
+function defineTool(
+  name: string,
+  description: string,
+  schema: SchemaLike,
+  handler: ToolHandler<any, any>,
+  options?: ToolOptions,
+): ToolDefinition {
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new InvalidOptionError(
+      `tool(): invalid name ${JSON.stringify(name)}. Tool names must match ${TOOL_NAME} (letters, digits, _ and -).`,
+    );
+  }
+  if (typeof description !== "string") {
+    throw new InvalidOptionError(`tool("${name}"): description must be a string.`);
+  }
+  if (!isSchemaLike(schema)) {
+    throw new InvalidOptionError(
+      `tool("${name}"): the third argument must be a schema (a zod 4 schema, a Standard Schema, or { parse(input) }).`,
+    );
+  }
+  if (typeof handler !== "function") {
+    throw new InvalidOptionError(`tool("${name}"): the fourth argument must be the handler function.`);
+  }
+  assertKnownOptions(options, TOOL_OPTION_KEYS, "ToolOptions");
+  if (options?.isConcurrencySafe !== undefined && typeof options.isConcurrencySafe !== "function") {
+    throw new InvalidOptionError(`tool("${name}"): isConcurrencySafe must be a function (input) => boolean.`);
+  }
+  const definition: ToolDefinition = {
+    kind: "tool",
+    name,
+    description,
+    inputSchema: toToolInputSchema(schema, `tool("${name}")`),
+    schema,
+    handler,
+    ...(options?.isConcurrencySafe ? { isConcurrencySafe: options.isConcurrencySafe } : {}),
+    ...(options?.metadata !== undefined ? { metadata: options.metadata } : {}),
+  };
+  return Object.freeze(definition);
+}

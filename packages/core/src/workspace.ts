@@ -1,0 +1,16 @@
+import type { ToolDefinition } from "./tool.js";
+
+/**
+ * The workspace port. `createAgent()` asks a WorkspaceProvider for each new session's private workspace:
+ * the tools it contributes and the section it adds to the system prompt. Core ships no provider; the
+ * `agent-lattice` umbrella installs the built-in file/shell tools as the default, so core never imports them.
+ */
+export interface WorkspaceProvider {
+  createSession(input: { sessionId: string; agentName?: string }): WorkspaceSession;
+}
+
+export interface WorkspaceSession {
+  tools: ToolDefinition[];
+  /** Appended to the system prompt so the model knows where it may write. */
+  systemPromptSection?: string;
+}

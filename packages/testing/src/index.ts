@@ -1,0 +1,5 @@
+export * from "./events.js";
+export * from "./mock-server.js";
+export * from "./script.js";
+export * from "./scripted-client.js";
+export * from "./wire.js";

@@ -1,0 +1,24 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Tests run against the TypeScript sources of every workspace package (not their dist/), so a
+ * change is tested without a rebuild. Each package.json exports map has a "@agent-lattice/source"
+ * condition pointing at src/; only our test runner and typechecker ask for it.
+ */
+export const SOURCE_CONDITION = "@agent-lattice/source";
+
+export function packageTestConfig(name: string) {
+  const conditions = [SOURCE_CONDITION, "module", "node", "import", "default"];
+  return defineConfig({
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: ["node", "import", "default"] } },
+    test: {
+      name,
+      include: ["test/**/*.test.ts"],
+      testTimeout: 20_000,
+      hookTimeout: 20_000,
+      // Tests spawn servers and child processes; two cores are all CI has.
+      pool: "forks",
+    },
+  });
+}
