@@ -143,6 +143,7 @@ async function* runTurns(
             context: options.context,
             signal: querySignal,
             sessionId: session.sessionId,
+            permissions: options.permissions ?? {},
           });
     const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
     session.history.push({ role: "user", content: results });

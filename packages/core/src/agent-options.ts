@@ -3,7 +3,7 @@ import type { ModelClient } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
 import type { ToolDefinition } from "./tool.js";
-import type { WorkspaceProvider } from "./workspace.js";
+import type { QueryPermissions, WorkspaceProvider } from "./workspace.js";
 
 export const DEFAULT_MAX_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 100;
@@ -62,9 +62,17 @@ export interface QueryOptions<TContext = unknown> {
   signal?: AbortSignal;
   /** Overrides the agent's maxTurns for this query. */
   maxTurns?: number;
+  /** Task-scoped grants (e.g. shared workspace roots) that the built-in write tools enforce. */
+  permissions?: QueryPermissions;
 }
 
-export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set(["stream", "context", "signal", "maxTurns"]);
+export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "stream",
+  "context",
+  "signal",
+  "maxTurns",
+  "permissions",
+]);
 
 export function validateAgentOptions(options: AgentOptions<any>): void {
   if (options === null || typeof options !== "object") {
@@ -103,6 +111,7 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
 export function validateQueryOptions(options: QueryOptions<any> | undefined): void {
   assertKnownOptions(options, QUERY_OPTION_KEYS, "QueryOptions");
   assertPositiveInteger(options?.maxTurns, "QueryOptions.maxTurns");
+  validateQueryPermissions(options?.permissions);
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }
@@ -121,5 +130,31 @@ export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
       );
     }
     seen.add(candidate.name);
+  }
+}
+
+function validateQueryPermissions(permissions: QueryPermissions | undefined): void {
+  if (permissions === undefined) return;
+  assertKnownOptions(permissions, new Set(["workspaceGrants"]), "QueryOptions.permissions");
+  const grants = permissions.workspaceGrants;
+  if (grants === undefined) return;
+  if (!Array.isArray(grants)) {
+    throw new InvalidOptionError(
+      "QueryOptions.permissions.workspaceGrants must be an array of { root, access, reason }.",
+    );
+  }
+  for (const grant of grants) {
+    if (!grant || typeof grant.root !== "string" || grant.root === "" || !Array.isArray(grant.access)) {
+      throw new InvalidOptionError(
+        `QueryOptions.permissions.workspaceGrants: each grant needs a root path and an access list, e.g. { root: "/srv/shared", access: ["write"], reason: "…" }; got ${JSON.stringify(grant)}.`,
+      );
+    }
+    for (const access of grant.access) {
+      if (access !== "write") {
+        throw new InvalidOptionError(
+          `QueryOptions.permissions.workspaceGrants: unknown access "${String(access)}" for root ${grant.root}. The only access category is "write" (it covers Write, Edit and Bash writes).`,
+        );
+      }
+    }
   }
 }

@@ -70,4 +70,4 @@ export {
   tool,
 } from "./tool.js";
 export type { ReportedUsage, Usage } from "./usage.js";
-export type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
+export type { QueryPermissions, WorkspaceGrant, WorkspaceProvider, WorkspaceSession } from "./workspace.js";

@@ -3,6 +3,7 @@ import type { PermissionCallback } from "./permission.js";
 import { validateWithSchema } from "./schema.js";
 import { malformedInputOf } from "./stream-assembler.js";
 import type { ToolDefinition, ToolResult } from "./tool.js";
+import type { QueryPermissions } from "./workspace.js";
 
 /** Everything a tool call needs from the running query. */
 export interface ToolRunContext {
@@ -11,6 +12,7 @@ export interface ToolRunContext {
   context: unknown;
   signal: AbortSignal;
   sessionId: string;
+  permissions: QueryPermissions;
 }
 
 /** The outcome of one tool call: the block for the model, plus run-control fields for the loop. */
@@ -92,6 +94,7 @@ export async function executeToolCall(call: ToolUseBlock, run: ToolRunContext): 
       signal: run.signal,
       toolUseId: call.id,
       sessionId: run.sessionId,
+      permissions: run.permissions,
     });
   } catch (error) {
     return errorOutcome(call, `Tool "${call.name}" failed: ${messageOf(error)}`);

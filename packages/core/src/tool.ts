@@ -3,6 +3,7 @@ import type { ToolResultContent } from "./messages.js";
 import type { JsonSchemaObject } from "./model-client.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { type InferSchema, isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
+import type { QueryPermissions } from "./workspace.js";
 
 /** What a tool handler returns. */
 export interface ToolResult {
@@ -24,6 +25,8 @@ export interface ToolHandlerExtra<TContext = unknown> {
   signal: AbortSignal;
   toolUseId: string;
   sessionId: string;
+  /** The query's task-scoped permissions (workspace grants); empty when none were given. */
+  permissions: QueryPermissions;
 }
 
 export type ToolHandler<TInput, TContext = unknown> = (

@@ -14,3 +14,18 @@ export interface WorkspaceSession {
   /** Appended to the system prompt so the model knows where it may write. */
   systemPromptSection?: string;
 }
+
+/**
+ * A task-scoped grant to write under `root` (beyond the agent's own workspace roots). Access values are
+ * operation categories, not tool names: "write" covers Write, Edit and obvious Bash writes.
+ */
+export interface WorkspaceGrant {
+  root: string;
+  access: Array<"write">;
+  reason?: string;
+}
+
+/** What the host (or a delegating parent) allows this query beyond the agent's defaults. */
+export interface QueryPermissions {
+  workspaceGrants?: WorkspaceGrant[];
+}

@@ -82,3 +82,39 @@ describe("AgentOptions validation (C16)", () => {
     expect(scripted.requests[0]!.system).toBe(`Base.\n\nWorkspace of ${agent.sessionId}`);
   });
 });
+
+describe("QueryOptions.permissions (workspace grants, T6/B2 mechanism)", () => {
+  it("reach every tool handler as extra.permissions", async () => {
+    const seen: unknown[] = [];
+    const probe = tool("probe", "Probe", z.object({}), async (_input, extra) => {
+      seen.push(extra.permissions);
+      return { content: "ok" };
+    });
+    const scripted = createScriptedModelClient({
+      script: [
+        { kind: "turn", content: [{ type: "tool_use", id: "t1", name: "probe", input: {} }] },
+        { kind: "turn", content: [{ type: "text", text: "done" }] },
+        { kind: "turn", content: [{ type: "tool_use", id: "t2", name: "probe", input: {} }] },
+        { kind: "turn", content: [{ type: "text", text: "done" }] },
+      ],
+    });
+    const agent = createBareAgent({ model: "m", modelClient: scripted, tools: [probe] });
+    const grants = [{ root: "/srv/shared", access: ["write" as const], reason: "shared repo" }];
+    await agent.prompt("x", { permissions: { workspaceGrants: grants } });
+    await agent.prompt("y");
+    expect(seen).toEqual([{ workspaceGrants: grants }, {}]);
+  });
+
+  it("malformed grants throw with what a grant looks like", () => {
+    const agent = createBareAgent({ model: "m", modelClient: client });
+    expect(() => agent.query("x", { permissions: { workspaceGrants: [{ root: "" } as never] } })).toThrow(
+      /each grant needs a root path/,
+    );
+    expect(() =>
+      agent.query("x", { permissions: { workspaceGrants: [{ root: "/a", access: ["delete" as never] }] } }),
+    ).toThrow(/unknown access "delete"/);
+    expect(() => agent.query("x", { permissions: { grants: [] } as never })).toThrow(
+      'QueryOptions.permissions: unknown option "grants"',
+    );
+  });
+});
