@@ -19,6 +19,9 @@ export function packageTestConfig(name: string) {
       hookTimeout: 20_000,
       // Tests spawn servers and child processes; two cores are all CI has.
       pool: "forks",
+      // Workspace packages are symlinked into node_modules; inline them so they load from src/ through the
+      // source condition instead of being externalized to a (possibly stale) dist/.
+      server: { deps: { inline: [/@agent-lattice\//, /packages\/[^/]+\/src\//, "agent-lattice"] } },
     },
   });
 }

@@ -1,38 +1,22 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
-import { AbortError, AgentLatticeError, APIError, MaxTurnsError } from "./errors.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
 import {
   type AssistantModelMessage,
-  type ModelMessage,
   type PromptInput,
   type ToolResultBlock,
   textOf,
   toolUsesOf,
 } from "./messages.js";
-import type { ModelClient, ModelRequest, ModelResponse, ModelToolSpec, StopReason } from "./model-client.js";
-import type { PermissionCallback } from "./permission.js";
+import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
 import { buildModelRequest } from "./request-builder.js";
+import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import { StreamAssembler } from "./stream-assembler.js";
-import type { ToolDefinition } from "./tool.js";
-import { runToolBatch, truncatedBatchOutcomes } from "./tool-batch.js";
+import { runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
 import { addUsage, emptyUsage, type Usage } from "./usage.js";
-
-/** What the loop reads from the Agent that owns it. */
-export interface LoopSession {
-  readonly sessionId: string;
-  readonly model: string;
-  readonly maxTokens: number;
-  readonly maxTurns: number;
-  readonly system: string | undefined;
-  readonly client: ModelClient;
-  readonly tools: ReadonlyMap<string, ToolDefinition>;
-  readonly toolSpecs: readonly ModelToolSpec[];
-  readonly permission: PermissionCallback<any> | undefined;
-  /** The conversation; the loop appends to it as messages land. */
-  readonly history: ModelMessage[];
-}
 
 /** Shared between a running query and Agent.interrupt(). */
 export interface QueryControl {
@@ -54,7 +38,7 @@ interface QueryState {
  * each message is produced only when the consumer asks for the next one (back-pressure, nothing dropped).
  */
 export async function* runQuery(
-  session: LoopSession,
+  runtime: AgentRuntime,
   prompt: PromptInput,
   options: QueryOptions<any>,
   control: QueryControl,
@@ -62,26 +46,26 @@ export async function* runQuery(
   yield {
     type: "system",
     subtype: "init",
-    session_id: session.sessionId,
-    model: session.model,
-    tools: session.toolSpecs.map(spec => spec.name),
+    session_id: runtime.sessionId,
+    model: runtime.model,
+    tools: runtime.tools.specs.map(spec => spec.name),
   };
-  session.history.push({ role: "user", content: prompt });
-  yield yield* runTurns(session, options, control);
+  runtime.history.push({ role: "user", content: prompt });
+  yield yield* runTurns(runtime, options, control);
 }
 
 /** The turn loop; yields the messages of each turn and returns the result message. */
 async function* runTurns(
-  session: LoopSession,
+  runtime: AgentRuntime,
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
   const state: QueryState = { startedAt: Date.now(), usage: emptyUsage(), turns: 0, stopReason: null };
-  const maxTurns = options.maxTurns ?? session.maxTurns;
-  const streaming = options.stream !== false && typeof session.client.stream === "function";
+  const maxTurns = options.maxTurns ?? runtime.maxTurns;
+  const streaming = options.stream !== false && typeof runtime.client.stream === "function";
   const querySignal = options.signal ?? new AbortController().signal;
   const finish = (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) =>
-    resultMessage(session, state, subtype, extra);
+    resultMessage(runtime, state, subtype, extra);
 
   while (true) {
     if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal) });
@@ -92,35 +76,30 @@ async function* runTurns(
     const requestController = new AbortController();
     control.requestController = requestController;
     const stopListening = forwardAbort(querySignal, requestController);
-    const request = buildModelRequest({
-      model: session.model,
-      maxTokens: session.maxTokens,
-      system: session.system,
-      tools: session.toolSpecs,
-      history: session.history,
-      signal: requestController.signal,
-    });
-
     let response: ModelResponse;
     let message: AssistantModelMessage;
     try {
-      if (streaming) {
-        response = yield* streamTurn(
-          session.client,
-          request,
-          requestController,
-          session.sessionId,
-          state.turns,
-        );
-      } else {
-        response = await raceAbort(session.client.create(request), requestController.signal);
+      // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
+      const request = await buildModelRequest(runtime, options, state.turns, requestController.signal);
+      try {
+        if (streaming) {
+          response = yield* streamTurn(
+            runtime.client,
+            request,
+            requestController,
+            runtime.sessionId,
+            state.turns,
+          );
+        } else {
+          response = await raceAbort(runtime.client.create(request), requestController.signal);
+        }
+        message = normalizeAssistant(response.message);
+      } catch (error) {
+        // The partial assistant message is dropped: history holds only completed turns.
+        if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
+        if (control.interrupted) return finish("interrupted");
+        return finish("error_during_execution", { error: toModelError(error) });
       }
-      message = normalizeAssistant(response.message);
-    } catch (error) {
-      // The partial assistant message is dropped: history holds only completed turns.
-      if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
-      if (control.interrupted) return finish("interrupted");
-      return finish("error_during_execution", { error: toModelError(error) });
     } finally {
       stopListening();
       control.requestController = undefined;
@@ -128,34 +107,47 @@ async function* runTurns(
 
     addUsage(state.usage, response.usage);
     state.stopReason = response.stopReason;
-    session.history.push(message);
-    yield { type: "assistant", message, session_id: session.sessionId, turn: state.turns };
+    runtime.history.push(message);
+    yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
 
     const calls = toolUsesOf(message);
-    if (calls.length === 0) return finish("success", { result: textOf(message.content) });
+    if (calls.length === 0) {
+      if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
+      return finish("success", { result: textOf(message.content) });
+    }
 
-    const outcomes =
-      response.stopReason === "max_tokens"
-        ? truncatedBatchOutcomes(calls)
-        : await runToolBatch(calls, {
-            tools: session.tools,
-            permission: session.permission,
-            context: options.context,
-            signal: querySignal,
-            sessionId: session.sessionId,
-            permissions: options.permissions ?? {},
-          });
+    let outcomes: ToolCallOutcome[];
+    try {
+      outcomes = await runToolBatch(calls, {
+        tools: runtime.tools.byName,
+        permission: runtime.permission,
+        context: options.context,
+        signal: querySignal,
+        sessionId: runtime.sessionId,
+        permissions: options.permissions ?? {},
+        concurrency: runtime.concurrency,
+        policy: runtime.toolBatchPolicy,
+        hooks: runtime.hooks,
+        structuredOutput: runtime.outputSchema !== undefined,
+        truncated: response.stopReason === "max_tokens",
+      });
+    } catch (hookError) {
+      // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
+      // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
+      runtime.history.push({ role: "user", content: calls.map(withheldResult) });
+      throw hookError;
+    }
     const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
-    session.history.push({ role: "user", content: results });
+    runtime.history.push({ role: "user", content: results });
     yield {
       type: "user",
       message: { role: "user", content: results },
-      session_id: session.sessionId,
+      session_id: runtime.sessionId,
       turn: state.turns,
     };
 
     const ending = outcomes.find(outcome => outcome.endTurn);
-    if (ending) return finish("success", endTurnResult(ending));
+    if (ending) return finish(...(await endTurnResult(runtime, ending)));
   }
 }
 
@@ -188,17 +180,48 @@ async function* streamTurn(
   }
 }
 
-function endTurnResult(outcome: ToolCallOutcome): Partial<SDKResultMessage> {
+/**
+ * A tool ended the run. With an outputSchema, the structured result must satisfy it (submit_output was already
+ * validated as tool input; a custom endTurn tool's structuredResult is checked here).
+ */
+async function endTurnResult(
+  runtime: AgentRuntime,
+  outcome: ToolCallOutcome,
+): Promise<[ResultSubtype, Partial<SDKResultMessage>]> {
   const content = outcome.block.content;
-  const result: Partial<SDKResultMessage> = {
-    result: typeof content === "string" ? content : textOf(content),
+  const text = typeof content === "string" ? content : textOf(content);
+  if (!runtime.outputSchema) {
+    const extra: Partial<SDKResultMessage> = { result: text };
+    if (outcome.structuredResult !== undefined) extra.structuredResult = outcome.structuredResult;
+    return ["success", extra];
+  }
+  const checked =
+    outcome.structuredResult === undefined
+      ? undefined
+      : await validateWithSchema(runtime.outputSchema, outcome.structuredResult);
+  if (!checked?.ok) {
+    const reason = checked
+      ? `its structuredResult failed the outputSchema: ${checked.message}`
+      : "it carried no structuredResult";
+    return [
+      "error_missing_output",
+      { result: text, error: new MissingOutputError(`A tool ended the run but ${reason}.`) },
+    ];
+  }
+  return ["success", { result: JSON.stringify(checked.value), structuredResult: checked.value }];
+}
+
+function withheldResult(call: { id: string }): ToolResultBlock {
+  return {
+    type: "tool_result",
+    tool_use_id: call.id,
+    content: "The tool result was withheld because an onToolResult hook failed.",
+    is_error: true,
   };
-  if (outcome.structuredResult !== undefined) result.structuredResult = outcome.structuredResult;
-  return result;
 }
 
 function resultMessage(
-  session: LoopSession,
+  runtime: AgentRuntime,
   state: QueryState,
   subtype: ResultSubtype,
   extra: Partial<SDKResultMessage>,
@@ -212,7 +235,7 @@ function resultMessage(
     stop_reason: state.stopReason,
     num_turns: state.turns,
     duration_ms: Date.now() - state.startedAt,
-    session_id: session.sessionId,
+    session_id: runtime.sessionId,
     ...extra,
   };
 }
@@ -222,9 +245,7 @@ function normalizeAssistant(message: AssistantModelMessage): AssistantModelMessa
   if (!message || !Array.isArray(message.content)) {
     throw new APIError(
       'The ModelClient returned a response without message.content; it must return { message: { role: "assistant", content: [...] } }.',
-      {
-        type: "invalid_response",
-      },
+      { type: "invalid_response" },
     );
   }
   if (message.role === "assistant") return message;

@@ -1,8 +1,19 @@
 import { InvalidOptionError } from "./errors.js";
-import type { ModelClient } from "./model-client.js";
+import { type AgentHooks, validateHooks } from "./hooks.js";
+import type { ModelClient, ReasoningEffort } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
+import {
+  type OutputFormat,
+  type ProviderParams,
+  type ThinkingConfig,
+  validateProviderParams,
+} from "./provider-params.js";
+import { isSchemaLike } from "./schema.js";
+import type { OutputSchema } from "./structured-output.js";
 import type { ToolDefinition } from "./tool.js";
+import { type ToolBatchPolicy, validateToolBatchPolicy } from "./tool-batch-policy.js";
+import { resolveToolConcurrency, type ToolConcurrency } from "./tool-concurrency.js";
 import type { QueryPermissions, WorkspaceProvider } from "./workspace.js";
 
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -34,6 +45,20 @@ export interface AgentOptions<TContext = unknown> {
   defaultHeaders?: Record<string, string>;
   /** createAgent() only: the workspace provider, or false for a bare agent. */
   workspace?: WorkspaceProvider | false;
+  /** Reasoning for every query (a query may override it). Omitted: no thinking parameter is sent. */
+  thinkingConfig?: ThinkingConfig;
+  /** Top-level `reasoning_effort` for providers that take it (Kimi K3). Omitted: not sent. */
+  reasoningEffort?: ReasoningEffort;
+  /** Ask the provider for JSON final text ("json") or JSON matching a schema; the text is returned unchanged. */
+  outputFormat?: OutputFormat;
+  /** The run must deliver a typed result through the injected submit_output tool. */
+  outputSchema?: OutputSchema;
+  /** Which calls of one model response may run at the same time. */
+  toolConcurrency?: ToolConcurrency;
+  /** Sees each whole tool batch before any tool runs and may reject it. */
+  toolBatchPolicy?: ToolBatchPolicy;
+  /** onToolResult / onModelRequest: shape results and requests. */
+  hooks?: AgentHooks<TContext>;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -50,10 +75,17 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "maxRetries",
   "defaultHeaders",
   "workspace",
+  "thinkingConfig",
+  "reasoningEffort",
+  "outputFormat",
+  "outputSchema",
+  "toolConcurrency",
+  "toolBatchPolicy",
+  "hooks",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
-export interface QueryOptions<TContext = unknown> {
+export interface QueryOptions<TContext = unknown> extends ProviderParams {
   /** false sends non-streaming model requests and yields no stream_event (default true). */
   stream?: boolean;
   /** Host data for tool handlers; never put into the transcript. */
@@ -72,6 +104,9 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "signal",
   "maxTurns",
   "permissions",
+  "thinkingConfig",
+  "reasoningEffort",
+  "outputFormat",
 ]);
 
 export function validateAgentOptions(options: AgentOptions<any>): void {
@@ -100,6 +135,15 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   if (options.permission !== undefined && typeof options.permission !== "function") {
     throw new InvalidOptionError("AgentOptions.permission must be a function (request) => decision.");
   }
+  validateProviderParams(options, "AgentOptions");
+  if (options.outputSchema !== undefined && !isSchemaLike(options.outputSchema)) {
+    throw new InvalidOptionError(
+      "AgentOptions.outputSchema must be a schema: a zod schema, a Standard Schema, or an object with parse(input).",
+    );
+  }
+  resolveToolConcurrency(options.toolConcurrency);
+  validateToolBatchPolicy(options.toolBatchPolicy);
+  validateHooks(options.hooks);
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
@@ -112,6 +156,7 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   assertKnownOptions(options, QUERY_OPTION_KEYS, "QueryOptions");
   assertPositiveInteger(options?.maxTurns, "QueryOptions.maxTurns");
   validateQueryPermissions(options?.permissions);
+  if (options) validateProviderParams(options, "QueryOptions");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }

@@ -1,8 +1,10 @@
-import { type LoopSession, type QueryControl, runQuery } from "./agent-loop.js";
+import { type QueryControl, runQuery } from "./agent-loop.js";
 import { type QueryOptions, validateQueryOptions } from "./agent-options.js";
+import type { AgentRuntime } from "./agent-runtime.js";
 import { ConcurrentQueryError } from "./errors.js";
 import type { ModelMessage, PromptInput } from "./messages.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
+import type { ToolDefinition } from "./tool.js";
 
 /**
  * The shape that agents, teams and runners share: anything that accepts an agent accepts an AgentLike.
@@ -20,18 +22,18 @@ export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
  */
 export class Agent<TContext = unknown> implements AgentLike<TContext> {
   readonly sessionId: string;
-  readonly #session: LoopSession;
+  readonly #runtime: AgentRuntime;
   #control: QueryControl | undefined;
 
   /** @internal Use createAgent() or createBareAgent(). */
-  constructor(session: LoopSession) {
-    this.#session = session;
-    this.sessionId = session.sessionId;
+  constructor(runtime: AgentRuntime) {
+    this.#runtime = runtime;
+    this.sessionId = runtime.sessionId;
   }
 
   /** The model this agent requests. */
   get model(): string {
-    return this.#session.model;
+    return this.#runtime.model;
   }
 
   /**
@@ -64,9 +66,19 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     return true;
   }
 
+  /**
+   * Adds tools to this live agent with the same validation as AgentOptions.tools (unique names, the reserved
+   * submit_output name). They are offered from the next model request on, also within a running query.
+   */
+  addTools(tools: ToolDefinition<any, TContext>[]): void {
+    if (!Array.isArray(tools))
+      throw new TypeError("addTools() expects an array of tools created with tool().");
+    this.#runtime.tools.add(tools, "addTools()");
+  }
+
   /** A copy of the conversation so far, safe to inspect or mutate. */
   async getHistory(): Promise<ModelMessage[]> {
-    return structuredClone(this.#session.history);
+    return structuredClone(this.#runtime.history);
   }
 
   async *#run(
@@ -77,7 +89,7 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     const control: QueryControl = { interrupted: false, requestController: undefined };
     this.#control = control;
     try {
-      yield* runQuery(this.#session, prompt, options, control);
+      yield* runQuery(this.#runtime, prompt, options, control);
     } finally {
       this.#control = undefined;
     }

@@ -36,8 +36,9 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
     client ??= loadSdk().then(
       ({ default: AnthropicClient }) =>
         new AnthropicClient({
-          apiKey: options.apiKey ?? null,
-          baseURL: options.baseURL ?? null,
+          // Left undefined when not given, so the SDK's own ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL defaults apply.
+          ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+          ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
           maxRetries: options.maxRetries ?? 2,
           timeout: SDK_DEFAULT_TIMEOUT_MS,
           ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
@@ -103,6 +104,7 @@ export function toBody(request: ModelRequest, stream: boolean): Record<string, u
   if (request.tools.length > 0) body.tools = request.tools;
   if (request.thinking) body.thinking = request.thinking;
   if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  if (request.outputFormat) body.output_config = { format: request.outputFormat };
   if (request.extraBody) Object.assign(body, request.extraBody);
   if (stream) body.stream = true;
   return body;

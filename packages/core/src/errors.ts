@@ -83,3 +83,15 @@ export class InvalidOptionError extends AgentLatticeError {
     super("invalid_option", message);
   }
 }
+
+/** outputSchema was set but the run ended without a valid submit_output submission. */
+export class MissingOutputError extends AgentLatticeError {
+  constructor(message?: string) {
+    super(
+      "missing_output",
+      message ??
+        "The model ended its turn without calling submit_output, so the run has no structured result. Retry, or " +
+          "make the instructions say the answer must be submitted with submit_output.",
+    );
+  }
+}

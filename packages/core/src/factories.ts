@@ -2,15 +2,16 @@ import { randomUUID } from "node:crypto";
 import { Agent } from "./agent.js";
 import {
   type AgentOptions,
-  assertUniqueToolNames,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
   validateAgentOptions,
 } from "./agent-options.js";
 import { createAnthropicModelClient } from "./anthropic-client.js";
 import { InvalidOptionError } from "./errors.js";
-import type { ModelClient, ModelToolSpec } from "./model-client.js";
-import type { ToolDefinition } from "./tool.js";
+import type { ModelClient } from "./model-client.js";
+import type { ProviderParams } from "./provider-params.js";
+import { resolveToolConcurrency } from "./tool-concurrency.js";
+import { ToolRegistry } from "./tool-registry.js";
 import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
 
 /** The defaults a distribution (the agent-lattice umbrella) installs into createAgent(). */
@@ -55,19 +56,27 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     sessionId,
     ...(options.name !== undefined ? { agentName: options.name } : {}),
   });
-  const tools: ToolDefinition[] = [...(workspace?.tools ?? []), ...(options.tools ?? [])];
-  assertUniqueToolNames(tools);
-  const system = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
+  const concurrency = resolveToolConcurrency(options.toolConcurrency);
+  const baseSystem = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
+  const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
+  tools.add([...(workspace?.tools ?? []), ...(options.tools ?? [])], "AgentOptions.tools");
+  const providerDefaults: ProviderParams = {};
+  if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
+  if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
+  if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
   return new Agent<TContext>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    system: system || undefined,
     client: options.modelClient ?? defaultClient(options),
-    tools: new Map(tools.map(definition => [definition.name, definition])),
-    toolSpecs: tools.map(toModelToolSpec),
+    tools,
     permission: options.permission,
+    hooks: options.hooks,
+    toolBatchPolicy: options.toolBatchPolicy,
+    concurrency,
+    outputSchema: options.outputSchema,
+    providerDefaults,
     history: [],
   });
 }
@@ -86,8 +95,4 @@ function defaultClient(options: AgentOptions<any>): ModelClient {
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),
   });
-}
-
-function toModelToolSpec(definition: ToolDefinition): ModelToolSpec {
-  return { name: definition.name, description: definition.description, input_schema: definition.inputSchema };
 }

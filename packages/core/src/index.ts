@@ -14,9 +14,17 @@ export {
   ConcurrentQueryError,
   InvalidOptionError,
   MaxTurnsError,
+  MissingOutputError,
   TimeoutError,
 } from "./errors.js";
 export { type AgentDefaults, createAgent, createAgentFactory, createBareAgent } from "./factories.js";
+export {
+  type AgentHooks,
+  createCompositeAgentHooks,
+  type ModelRequestHookInput,
+  type ModelRequestHookResult,
+  type ToolResultHookInput,
+} from "./hooks.js";
 export type {
   AssistantContentBlock,
   AssistantModelMessage,
@@ -44,12 +52,14 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelToolSpec,
+  OutputFormatParam,
   RawStreamEvent,
   ReasoningEffort,
   StopReason,
   ThinkingParam,
 } from "./model-client.js";
 export type { PermissionCallback, PermissionDecision, PermissionRequest } from "./permission.js";
+export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
 export type { InferSchema, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
 export type {
   ResultSubtype,
@@ -60,6 +70,7 @@ export type {
   SDKSystemInitMessage,
   SDKUserMessage,
 } from "./sdk-messages.js";
+export { type OutputSchema, SUBMIT_OUTPUT_TOOL_NAME } from "./structured-output.js";
 export {
   type ToolDefinition,
   type ToolHandler,
@@ -69,5 +80,7 @@ export {
   type ToolResult,
   tool,
 } from "./tool.js";
+export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
+export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
 export type { ReportedUsage, Usage } from "./usage.js";
 export type { QueryPermissions, WorkspaceGrant, WorkspaceProvider, WorkspaceSession } from "./workspace.js";

@@ -39,6 +39,9 @@ export type ThinkingParam =
 
 export type ReasoningEffort = "low" | "high" | "max";
 
+/** Wire form of the structured-output format (`output_config.format` in the Anthropic API). */
+export type OutputFormatParam = { type: "json_schema"; schema: Record<string, unknown> };
+
 export interface ModelRequest {
   model: string;
   maxTokens: number;
@@ -47,7 +50,10 @@ export interface ModelRequest {
   messages: ModelMessage[];
   tools: ModelToolSpec[];
   thinking?: ThinkingParam;
+  /** Top-level `reasoning_effort` (Kimi K3). */
   reasoningEffort?: ReasoningEffort;
+  /** Structured output for the final text, sent as `output_config.format`. */
+  outputFormat?: OutputFormatParam;
   /** Provider request fields the SDK does not model (sent as-is at the top level of the body). */
   extraBody?: Record<string, unknown>;
   /** Cancelled when the query is aborted, interrupted or times out. Clients should pass it to their I/O. */

@@ -1,25 +1,50 @@
+import type { QueryOptions } from "./agent-options.js";
+import type { AgentRuntime } from "./agent-runtime.js";
 import type { AssistantModelMessage, ModelMessage } from "./messages.js";
-import type { ModelRequest, ModelToolSpec } from "./model-client.js";
+import type { ModelRequest } from "./model-client.js";
+import { toOutputFormatParam, toThinkingParam } from "./provider-params.js";
 
-export interface RequestParts {
-  model: string;
-  maxTokens: number;
-  system: string | undefined;
-  tools: readonly ModelToolSpec[];
-  history: readonly ModelMessage[];
-  signal: AbortSignal;
-}
-
-/** Builds one model request from the session's state. History is sent in wire shape (role + content only). */
-export function buildModelRequest(parts: RequestParts): ModelRequest {
+/**
+ * Builds one model request from the session's state and the query's options (a query's provider parameters
+ * override the agent's), then lets onModelRequest reshape it. The stored history is never touched.
+ */
+export async function buildModelRequest(
+  runtime: AgentRuntime,
+  options: QueryOptions<any>,
+  turn: number,
+  signal: AbortSignal,
+): Promise<ModelRequest> {
+  const defaults = runtime.providerDefaults;
+  let messages: readonly ModelMessage[] = runtime.history;
+  let system: ModelRequest["system"] = runtime.tools.system;
+  let tools = runtime.tools.specs;
+  const shaped = await runtime.hooks?.onModelRequest?.({
+    messages,
+    system,
+    tools,
+    turn,
+    model: runtime.model,
+    context: options.context,
+  });
+  if (shaped) {
+    messages = shaped.messages ?? messages;
+    system = shaped.system ?? system;
+    tools = shaped.tools ?? tools;
+  }
   const request: ModelRequest = {
-    model: parts.model,
-    maxTokens: parts.maxTokens,
-    messages: parts.history.map(toWireMessage),
-    tools: parts.tools as ModelToolSpec[],
-    signal: parts.signal,
+    model: runtime.model,
+    maxTokens: runtime.maxTokens,
+    messages: messages.map(toWireMessage),
+    tools,
+    signal,
   };
-  if (parts.system) request.system = parts.system;
+  if (system) request.system = system;
+  const thinking = toThinkingParam(options.thinkingConfig ?? defaults.thinkingConfig, runtime.maxTokens);
+  if (thinking) request.thinking = thinking;
+  const reasoningEffort = options.reasoningEffort ?? defaults.reasoningEffort;
+  if (reasoningEffort) request.reasoningEffort = reasoningEffort;
+  const outputFormat = toOutputFormatParam(options.outputFormat ?? defaults.outputFormat);
+  if (outputFormat) request.outputFormat = outputFormat;
   return request;
 }
 

@@ -20,45 +20,72 @@ export interface ToolCallOutcome {
   block: ToolResultBlock;
   endTurn: boolean;
   structuredResult?: unknown;
+  /** The error a failing handler threw (for onToolResult hooks). */
+  error?: unknown;
 }
 
-export function errorOutcome(call: ToolUseBlock, message: string): ToolCallOutcome {
-  return {
+/** A call whose input passed its schema and is ready to run, or one already answered. */
+export type PreparedCall =
+  | { status: "ready"; call: ToolUseBlock; definition: ToolDefinition; input: unknown }
+  | { status: "answered"; call: ToolUseBlock; outcome: ToolCallOutcome };
+
+export function errorOutcome(call: ToolUseBlock, message: string, error?: unknown): ToolCallOutcome {
+  const outcome: ToolCallOutcome = {
     block: { type: "tool_result", tool_use_id: call.id, content: message, is_error: true },
     endTurn: false,
   };
+  if (error !== undefined) outcome.error = error;
+  return outcome;
+}
+
+export function cancelledOutcome(call: ToolUseBlock): ToolCallOutcome {
+  return errorOutcome(call, `Tool "${call.name}" did not run: the query was cancelled.`);
 }
 
 /**
- * Runs one tool call to a tool_result. Never throws for tool-facing failures (unknown tool, bad input,
- * denial, handler error, malformed result): each becomes an is_error result the model can act on.
+ * Finds the tool and validates the model's input. Tool-facing failures (unknown tool, malformed JSON, schema
+ * mismatch) are answered here with is_error results the model can act on.
  */
-export async function executeToolCall(call: ToolUseBlock, run: ToolRunContext): Promise<ToolCallOutcome> {
+export async function prepareToolCall(call: ToolUseBlock, run: ToolRunContext): Promise<PreparedCall> {
+  const answered = (message: string): PreparedCall => ({
+    status: "answered",
+    call,
+    outcome: errorOutcome(call, message),
+  });
   const definition = run.tools.get(call.name);
   if (!definition) {
     const available = [...run.tools.keys()].join(", ") || "none";
-    return errorOutcome(call, `Tool "${call.name}" is not available. Available tools: ${available}.`);
+    return answered(`Tool "${call.name}" is not available. Available tools: ${available}.`);
   }
   const malformed = malformedInputOf(call.input);
   if (malformed !== undefined) {
-    return errorOutcome(
-      call,
+    return answered(
       `Tool "${call.name}" received input that is not valid JSON (${truncate(malformed, 200)}). Reissue the call with valid JSON input.`,
     );
   }
-  let input = await validateWithSchema(definition.schema, call.input);
+  const input = await validateWithSchema(definition.schema, call.input);
   if (!input.ok) {
-    return errorOutcome(
-      call,
+    return answered(
       `Invalid input for tool "${call.name}": ${input.message}. Fix the input and call it again.`,
     );
   }
-  if (run.permission) {
+  return { status: "ready", call, definition, input: input.value };
+}
+
+/** Asks permission, then runs the handler. Never throws for tool-facing failures. */
+export async function runPreparedCall(
+  prepared: Extract<PreparedCall, { status: "ready" }>,
+  run: ToolRunContext,
+): Promise<ToolCallOutcome> {
+  const { call, definition } = prepared;
+  let input = prepared.input;
+  // submit_output is the harness's own channel, not a host capability, so it is not subject to permission.
+  if (run.permission && definition.kind !== "submit_output") {
     let decision: Awaited<ReturnType<PermissionCallback>>;
     try {
       decision = await run.permission({
         toolName: call.name,
-        input: input.value,
+        input,
         toolUseId: call.id,
         context: run.context,
         signal: run.signal,
@@ -68,6 +95,7 @@ export async function executeToolCall(call: ToolUseBlock, run: ToolRunContext): 
       return errorOutcome(
         call,
         `Permission check for tool "${call.name}" failed: ${messageOf(error)}. The tool did not run.`,
+        error,
       );
     }
     if (decision?.behavior !== "allow") {
@@ -76,20 +104,20 @@ export async function executeToolCall(call: ToolUseBlock, run: ToolRunContext): 
       return errorOutcome(call, `Permission denied for tool "${call.name}": ${reason}`);
     }
     if ("updatedInput" in decision && decision.updatedInput !== undefined) {
-      input = await validateWithSchema(definition.schema, decision.updatedInput);
-      if (!input.ok) {
+      const revalidated = await validateWithSchema(definition.schema, decision.updatedInput);
+      if (!revalidated.ok) {
         return errorOutcome(
           call,
-          `The permission callback rewrote the input of "${call.name}" into invalid input: ${input.message}`,
+          `The permission callback rewrote the input of "${call.name}" into invalid input: ${revalidated.message}`,
         );
       }
+      input = revalidated.value;
     }
   }
-  if (run.signal.aborted)
-    return errorOutcome(call, `Tool "${call.name}" did not run: the query was cancelled.`);
+  if (run.signal.aborted) return cancelledOutcome(call);
   let result: ToolResult;
   try {
-    result = await definition.handler(input.value, {
+    result = await definition.handler(input, {
       context: run.context,
       signal: run.signal,
       toolUseId: call.id,
@@ -97,7 +125,7 @@ export async function executeToolCall(call: ToolUseBlock, run: ToolRunContext): 
       permissions: run.permissions,
     });
   } catch (error) {
-    return errorOutcome(call, `Tool "${call.name}" failed: ${messageOf(error)}`);
+    return errorOutcome(call, `Tool "${call.name}" failed: ${messageOf(error)}`, error);
   }
   return toOutcome(call, result);
 }

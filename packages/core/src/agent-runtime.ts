@@ -1,0 +1,28 @@
+import type { AgentHooks } from "./hooks.js";
+import type { ModelMessage } from "./messages.js";
+import type { ModelClient } from "./model-client.js";
+import type { PermissionCallback } from "./permission.js";
+import type { ProviderParams } from "./provider-params.js";
+import type { OutputSchema } from "./structured-output.js";
+import type { ToolBatchPolicy } from "./tool-batch-policy.js";
+import type { ResolvedConcurrency } from "./tool-concurrency.js";
+import type { ToolRegistry } from "./tool-registry.js";
+
+/** Everything one agent session runs with: its configuration, its tools and its conversation. */
+export interface AgentRuntime {
+  readonly sessionId: string;
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly maxTurns: number;
+  readonly client: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly permission: PermissionCallback<any> | undefined;
+  readonly hooks: AgentHooks<any> | undefined;
+  readonly toolBatchPolicy: ToolBatchPolicy | undefined;
+  readonly concurrency: ResolvedConcurrency;
+  readonly outputSchema: OutputSchema | undefined;
+  /** Agent-level defaults; a query's own values win. */
+  readonly providerDefaults: ProviderParams;
+  /** The conversation; the loop appends to it as messages land. */
+  readonly history: ModelMessage[];
+}

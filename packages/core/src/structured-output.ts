@@ -1,0 +1,55 @@
+import { InvalidOptionError } from "./errors.js";
+import type { ToolUseBlock } from "./messages.js";
+import { type SchemaLike, toToolInputSchema } from "./schema.js";
+import type { ToolDefinition } from "./tool.js";
+import { errorOutcome, type ToolCallOutcome } from "./tool-execution.js";
+
+/** The reserved name of the tool the SDK injects when `outputSchema` is set. */
+export const SUBMIT_OUTPUT_TOOL_NAME = "submit_output";
+
+/** A schema for the run's typed result: anything with `parse(input): T` (zod works directly). */
+export type OutputSchema<T = unknown> = SchemaLike<T>;
+
+/**
+ * The injected submit_output tool. Its input schema is the host's schema, so the payload is validated like
+ * any tool input (a failure goes back to the model as an error tool_result); a valid one ends the run.
+ */
+export function createSubmitOutputTool(schema: OutputSchema): ToolDefinition {
+  return Object.freeze({
+    kind: "submit_output",
+    name: SUBMIT_OUTPUT_TOOL_NAME,
+    description:
+      "Submit your final answer as structured output. Call this exactly once, alone in its response, when the " +
+      "task is complete; the input must match the schema. If it is rejected, fix the reported problems and call it again.",
+    inputSchema: toToolInputSchema(schema, "AgentOptions.outputSchema"),
+    schema,
+    handler: (value: unknown) => ({ content: "Output submitted.", endTurn: true, structuredResult: value }),
+  });
+}
+
+export function assertNoReservedToolName(tools: readonly ToolDefinition[], where: string): void {
+  if (
+    tools.some(
+      definition => definition.name === SUBMIT_OUTPUT_TOOL_NAME && definition.kind !== "submit_output",
+    )
+  ) {
+    throw new InvalidOptionError(
+      `${where}: the tool name "${SUBMIT_OUTPUT_TOOL_NAME}" is reserved while outputSchema is set (the SDK injects it). Rename your tool.`,
+    );
+  }
+}
+
+/** submit_output must be the only call of its batch; otherwise the whole batch is rejected and nothing runs. */
+export function exclusiveBatchViolation(calls: readonly ToolUseBlock[]): ToolCallOutcome[] | undefined {
+  const submissions = calls.filter(call => call.name === SUBMIT_OUTPUT_TOOL_NAME).length;
+  if (submissions === 0 || calls.length === 1) return undefined;
+  const message = JSON.stringify({
+    code: "submit_output_exclusive_batch",
+    message:
+      submissions > 1
+        ? `${SUBMIT_OUTPUT_TOOL_NAME} was called ${submissions} times in one response; no call in this batch ran.`
+        : `${SUBMIT_OUTPUT_TOOL_NAME} was called together with other tools; no call in this batch ran.`,
+    suggestedNextStep: `Finish any other tool calls first, then call ${SUBMIT_OUTPUT_TOOL_NAME} once, alone in its own response.`,
+  });
+  return calls.map(call => errorOutcome(call, message));
+}
