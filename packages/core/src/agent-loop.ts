@@ -1,6 +1,8 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
+import { compactHistory } from "./compaction-run.js";
 import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
 import {
   type AssistantModelMessage,
@@ -11,26 +13,26 @@ import {
 } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
 import { buildModelRequest } from "./request-builder.js";
+import { type QueryControl, RequestScope } from "./request-deadline.js";
+import { errorData, RunTrace } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import { StreamAssembler } from "./stream-assembler.js";
 import { runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
+import type { ContextTracer } from "./tracer.js";
 import { addUsage, emptyUsage, type Usage } from "./usage.js";
 
-/** Shared between a running query and Agent.interrupt(). */
-export interface QueryControl {
-  interrupted: boolean;
-  /** Aborts only the in-flight model request. */
-  requestController: AbortController | undefined;
-}
+export type { QueryControl } from "./request-deadline.js";
 
 /** Mutable state of one query. */
-interface QueryState {
+export interface QueryState {
   readonly startedAt: number;
   readonly usage: Usage;
   turns: number;
   stopReason: StopReason | null;
+  /** Compaction as a recovery from a too-long prompt is attempted once per query. */
+  recoveryUsed: boolean;
 }
 
 /**
@@ -43,15 +45,29 @@ export async function* runQuery(
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, void, undefined> {
-  yield {
-    type: "system",
-    subtype: "init",
-    session_id: runtime.sessionId,
-    model: runtime.model,
-    tools: runtime.tools.specs.map(spec => spec.name),
-  };
-  runtime.history.push({ role: "user", content: prompt });
-  yield yield* runTurns(runtime, options, control);
+  const trace = new RunTrace(tracersOf(runtime, options), runtime.sessionId, runtime.name ?? "agent");
+  try {
+    await runtime.conversation.ensureLoaded();
+    const tools = runtime.tools.specs.map(spec => spec.name);
+    if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
+    yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
+    await runtime.conversation.append({ role: "user", content: prompt });
+    if (trace.enabled) await trace.emit("user_message", { content: prompt });
+    const result = yield* runTurns(runtime, options, control, trace);
+    if (trace.enabled) await trace.emit("result", resultData(result));
+    yield result;
+  } catch (error) {
+    // A hook, store or tracer failure the host asked to see: record it where possible, then propagate.
+    if (trace.enabled) await trace.emit("error", { error: errorData(error), fatal: true }).catch(() => {});
+    throw error;
+  }
+}
+
+function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTracer[] {
+  const tracers: ContextTracer[] = [];
+  if (runtime.tracer) tracers.push(runtime.tracer);
+  if (options.tracer && options.tracer !== runtime.tracer) tracers.push(options.tracer);
+  return tracers;
 }
 
 /** The turn loop; yields the messages of each turn and returns the result message. */
@@ -59,55 +75,84 @@ async function* runTurns(
   runtime: AgentRuntime,
   options: QueryOptions<any>,
   control: QueryControl,
+  trace: RunTrace,
 ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
-  const state: QueryState = { startedAt: Date.now(), usage: emptyUsage(), turns: 0, stopReason: null };
+  const state: QueryState = {
+    startedAt: Date.now(),
+    usage: emptyUsage(),
+    turns: 0,
+    stopReason: null,
+    recoveryUsed: false,
+  };
   const maxTurns = options.maxTurns ?? runtime.maxTurns;
+  const timeoutMs = options.requestTimeoutMs ?? runtime.requestTimeoutMs;
   const streaming = options.stream !== false && typeof runtime.client.stream === "function";
   const querySignal = options.signal ?? new AbortController().signal;
-  const finish = (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) =>
-    resultMessage(runtime, state, subtype, extra);
+  const newScope = () => new RequestScope(querySignal, control, timeoutMs);
+  const finish = async (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) => {
+    if (extra.error && trace.enabled) await trace.emit("error", { error: errorData(extra.error) });
+    return resultMessage(runtime, state, subtype, extra);
+  };
+  const compact = (trigger: "threshold" | "recovery") =>
+    compactHistory(runtime, trigger, state, newScope, trace);
 
   while (true) {
     if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal) });
     if (control.interrupted) return finish("interrupted");
     if (state.turns >= maxTurns) return finish("error_max_turns", { error: new MaxTurnsError(maxTurns) });
+    if (runtime.compaction && runtime.lastInputTokens > runtime.compaction.thresholdTokens) {
+      runtime.lastInputTokens = 0; // one attempt per report, whether or not there was anything to summarize
+      yield* compact("threshold");
+      continue; // re-check abort / interrupt after the summarizing request
+    }
     state.turns += 1;
 
-    const requestController = new AbortController();
-    control.requestController = requestController;
-    const stopListening = forwardAbort(querySignal, requestController);
+    const scope = newScope();
     let response: ModelResponse;
     let message: AssistantModelMessage;
     try {
       // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
-      const request = await buildModelRequest(runtime, options, state.turns, requestController.signal);
+      const request = await buildModelRequest(runtime, options, state.turns, scope.signal);
+      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns));
       try {
-        if (streaming) {
-          response = yield* streamTurn(
-            runtime.client,
-            request,
-            requestController,
-            runtime.sessionId,
-            state.turns,
-          );
-        } else {
-          response = await raceAbort(runtime.client.create(request), requestController.signal);
-        }
+        response = streaming
+          ? yield* streamTurn(runtime.client, request, scope.controller, runtime.sessionId, state.turns)
+          : await raceAbort(runtime.client.create(request), scope.signal);
         message = normalizeAssistant(response.message);
       } catch (error) {
         // The partial assistant message is dropped: history holds only completed turns.
         if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
         if (control.interrupted) return finish("interrupted");
-        return finish("error_during_execution", { error: toModelError(error) });
+        if (scope.timeout) return finish("error_timeout", { error: scope.timeout });
+        const modelError = toModelError(error);
+        if (canRecover(runtime, state) && isPromptTooLongError(modelError) && (yield* compact("recovery"))) {
+          state.turns -= 1; // the rejected request does not count as a turn; retry it on the compacted history
+          continue;
+        }
+        return finish("error_during_execution", { error: modelError });
       }
     } finally {
-      stopListening();
-      control.requestController = undefined;
+      scope.dispose();
     }
 
     addUsage(state.usage, response.usage);
     state.stopReason = response.stopReason;
-    runtime.history.push(message);
+    if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {
+      if (yield* compact("recovery")) {
+        state.turns -= 1;
+        continue;
+      }
+    }
+    runtime.lastInputTokens = reportedInputTokens(response.usage);
+    await runtime.conversation.append(message);
+    if (trace.enabled) {
+      await trace.emit("assistant_message", {
+        turn: state.turns,
+        message,
+        stop_reason: response.stopReason,
+        usage: response.usage ?? {},
+      });
+    }
     yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
 
     const calls = toolUsesOf(message);
@@ -115,6 +160,9 @@ async function* runTurns(
       if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
       return finish("success", { result: textOf(message.content) });
     }
+    if (trace.enabled)
+      for (const call of calls)
+        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input });
 
     let outcomes: ToolCallOutcome[];
     try {
@@ -134,11 +182,16 @@ async function* runTurns(
     } catch (hookError) {
       // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
       // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
-      runtime.history.push({ role: "user", content: calls.map(withheldResult) });
+      await runtime.conversation.append({ role: "user", content: calls.map(withheldResult) });
       throw hookError;
     }
     const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
-    runtime.history.push({ role: "user", content: results });
+    await runtime.conversation.append({ role: "user", content: results });
+    if (trace.enabled) {
+      for (const [index, block] of results.entries()) {
+        await trace.emit("tool_result", { ...block, name: calls[index]!.name });
+      }
+    }
     yield {
       type: "user",
       message: { role: "user", content: results },
@@ -149,6 +202,12 @@ async function* runTurns(
     const ending = outcomes.find(outcome => outcome.endTurn);
     if (ending) return finish(...(await endTurnResult(runtime, ending)));
   }
+}
+
+function canRecover(runtime: AgentRuntime, state: QueryState): boolean {
+  if (!runtime.compaction || state.recoveryUsed) return false;
+  state.recoveryUsed = true;
+  return true;
 }
 
 /** Streams one model response, yielding each raw event as a stream_event, and returns it assembled. */
@@ -174,7 +233,8 @@ async function* streamTurn(
   } finally {
     // The consumer stopped early, or the stream failed: release the HTTP response instead of leaking it.
     if (!done) {
-      controller.abort(new AbortError("The query stopped consuming the model stream."));
+      if (!controller.signal.aborted)
+        controller.abort(new AbortError("The query stopped consuming the model stream."));
       events.return?.()?.catch(() => {});
     }
   }
@@ -240,6 +300,25 @@ function resultMessage(
   };
 }
 
+function requestData(request: ModelRequest, turn: number): Record<string, unknown> {
+  return {
+    turn,
+    model: request.model,
+    max_tokens: request.maxTokens,
+    system: request.system,
+    tools: request.tools.map(spec => spec.name),
+    messages: request.messages,
+    ...(request.thinking ? { thinking: request.thinking } : {}),
+    ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+    ...(request.outputFormat ? { output_format: request.outputFormat } : {}),
+  };
+}
+
+function resultData(result: SDKResultMessage): Record<string, unknown> {
+  const { type: _type, session_id: _session, error, ...rest } = result;
+  return { ...rest, ...(error ? { error: errorData(error) } : {}) };
+}
+
 /** A ModelClient may return any object; history keeps a clean assistant message. */
 function normalizeAssistant(message: AssistantModelMessage): AssistantModelMessage {
   if (!message || !Array.isArray(message.content)) {
@@ -252,21 +331,11 @@ function normalizeAssistant(message: AssistantModelMessage): AssistantModelMessa
   return { ...message, role: "assistant" };
 }
 
-function forwardAbort(source: AbortSignal, target: AbortController): () => void {
-  if (source.aborted) {
-    target.abort(source.reason);
-    return () => {};
-  }
-  const onAbort = () => target.abort(source.reason);
-  source.addEventListener("abort", onAbort, { once: true });
-  return () => source.removeEventListener("abort", onAbort);
-}
-
 function abortErrorOf(signal: AbortSignal, cause?: unknown): AbortError {
   return new AbortError(undefined, { cause: cause ?? signal.reason });
 }
 
-function toModelError(error: unknown): AgentLatticeError {
+export function toModelError(error: unknown): AgentLatticeError {
   if (error instanceof AgentLatticeError) return error;
   const details = error as { status?: unknown; errorType?: unknown; type?: unknown } | undefined;
   const status = typeof details?.status === "number" ? details.status : undefined;

@@ -1,4 +1,6 @@
+import { type AutoCompactOptions, resolveAutoCompact } from "./compaction.js";
 import { InvalidOptionError } from "./errors.js";
+import { assertHistoryStore, type HistoryStore } from "./history-store.js";
 import { type AgentHooks, validateHooks } from "./hooks.js";
 import type { ModelClient, ReasoningEffort } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
@@ -14,6 +16,7 @@ import type { OutputSchema } from "./structured-output.js";
 import type { ToolDefinition } from "./tool.js";
 import { type ToolBatchPolicy, validateToolBatchPolicy } from "./tool-batch-policy.js";
 import { resolveToolConcurrency, type ToolConcurrency } from "./tool-concurrency.js";
+import { assertContextTracer, type ContextTracer } from "./tracer.js";
 import type { QueryPermissions, WorkspaceProvider } from "./workspace.js";
 
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -59,6 +62,14 @@ export interface AgentOptions<TContext = unknown> {
   toolBatchPolicy?: ToolBatchPolicy;
   /** onToolResult / onModelRequest: shape results and requests. */
   hooks?: AgentHooks<TContext>;
+  /** Seeds the history (lazily, before the first query) and mirrors every later write. */
+  historyStore?: HistoryStore;
+  /** Replace older history with a model-written summary when the context grows too large. */
+  autoCompact?: boolean | AutoCompactOptions;
+  /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
+  requestTimeoutMs?: number;
+  /** Observes every run of this agent. */
+  tracer?: ContextTracer;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -82,6 +93,10 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "toolConcurrency",
   "toolBatchPolicy",
   "hooks",
+  "historyStore",
+  "autoCompact",
+  "requestTimeoutMs",
+  "tracer",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -96,6 +111,10 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   maxTurns?: number;
   /** Task-scoped grants (e.g. shared workspace roots) that the built-in write tools enforce. */
   permissions?: QueryPermissions;
+  /** Overrides the agent's per-request deadline for this query. */
+  requestTimeoutMs?: number;
+  /** Observes this query (in addition to the agent's tracer); delegated agents receive it too. */
+  tracer?: ContextTracer;
 }
 
 export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -107,6 +126,8 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "thinkingConfig",
   "reasoningEffort",
   "outputFormat",
+  "requestTimeoutMs",
+  "tracer",
 ]);
 
 export function validateAgentOptions(options: AgentOptions<any>): void {
@@ -144,6 +165,10 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   resolveToolConcurrency(options.toolConcurrency);
   validateToolBatchPolicy(options.toolBatchPolicy);
   validateHooks(options.hooks);
+  assertHistoryStore(options.historyStore);
+  resolveAutoCompact(options.autoCompact);
+  assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
+  assertContextTracer(options.tracer, "AgentOptions.tracer");
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
@@ -157,6 +182,8 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   assertPositiveInteger(options?.maxTurns, "QueryOptions.maxTurns");
   validateQueryPermissions(options?.permissions);
   if (options) validateProviderParams(options, "QueryOptions");
+  assertPositiveInteger(options?.requestTimeoutMs, "QueryOptions.requestTimeoutMs");
+  assertContextTracer(options?.tracer, "QueryOptions.tracer");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }

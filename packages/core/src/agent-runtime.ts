@@ -1,5 +1,6 @@
+import type { ResolvedCompaction } from "./compaction.js";
+import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "./hooks.js";
-import type { ModelMessage } from "./messages.js";
 import type { ModelClient } from "./model-client.js";
 import type { PermissionCallback } from "./permission.js";
 import type { ProviderParams } from "./provider-params.js";
@@ -7,6 +8,7 @@ import type { OutputSchema } from "./structured-output.js";
 import type { ToolBatchPolicy } from "./tool-batch-policy.js";
 import type { ResolvedConcurrency } from "./tool-concurrency.js";
 import type { ToolRegistry } from "./tool-registry.js";
+import type { ContextTracer } from "./tracer.js";
 
 /** Everything one agent session runs with: its configuration, its tools and its conversation. */
 export interface AgentRuntime {
@@ -23,6 +25,13 @@ export interface AgentRuntime {
   readonly outputSchema: OutputSchema | undefined;
   /** Agent-level defaults; a query's own values win. */
   readonly providerDefaults: ProviderParams;
-  /** The conversation; the loop appends to it as messages land. */
-  readonly history: ModelMessage[];
+  /** The conversation (mirrored to the history store, when one is set). */
+  readonly conversation: Conversation;
+  readonly compaction: ResolvedCompaction | undefined;
+  /** Input tokens the latest response reported: compaction runs before the next request when it is too high. */
+  lastInputTokens: number;
+  readonly requestTimeoutMs: number | undefined;
+  readonly tracer: ContextTracer | undefined;
+  /** Shown as the `source` of trace events. */
+  readonly name: string | undefined;
 }

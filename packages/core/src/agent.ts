@@ -76,9 +76,24 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     this.#runtime.tools.add(tools, "addTools()");
   }
 
-  /** A copy of the conversation so far, safe to inspect or mutate. */
+  /** A copy of the conversation so far (loading it from the history store first), safe to inspect or mutate. */
   async getHistory(): Promise<ModelMessage[]> {
-    return structuredClone(this.#runtime.history);
+    await this.#runtime.conversation.ensureLoaded();
+    return structuredClone(this.#runtime.conversation.messages);
+  }
+
+  /**
+   * Replaces the whole conversation (and the history store's copy) with `messages`, and suppresses the lazy
+   * load. Idle-only: throws ConcurrentQueryError while a query runs. The host owns the content; it must be
+   * well-formed (every tool_use answered by a tool_result).
+   */
+  async replaceHistory(messages: ModelMessage[]): Promise<void> {
+    if (this.#control)
+      throw new ConcurrentQueryError(
+        "replaceHistory() was called while a query is running. Wait for it to finish (or interrupt() it) first.",
+      );
+    if (!Array.isArray(messages)) throw new TypeError("replaceHistory() expects an array of messages.");
+    await this.#runtime.conversation.replace(structuredClone(messages));
   }
 
   async *#run(

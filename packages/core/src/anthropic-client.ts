@@ -86,11 +86,12 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
   };
 }
 
+/**
+ * Only the signal is passed: the agent loop enforces requestTimeoutMs by aborting it. The SDK's own `timeout`
+ * would be retried as a connection timeout, stretching one deadline into several.
+ */
 function requestOptions(request: ModelRequest) {
-  return {
-    signal: request.signal,
-    ...(request.timeoutMs !== undefined ? { timeout: request.timeoutMs } : {}),
-  };
+  return { signal: request.signal };
 }
 
 /** The Messages API request body. Only fields the host set are sent. */

@@ -7,6 +7,8 @@ import {
   validateAgentOptions,
 } from "./agent-options.js";
 import { createAnthropicModelClient } from "./anthropic-client.js";
+import { resolveAutoCompact } from "./compaction.js";
+import { Conversation } from "./conversation.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ModelClient } from "./model-client.js";
 import type { ProviderParams } from "./provider-params.js";
@@ -77,7 +79,12 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     concurrency,
     outputSchema: options.outputSchema,
     providerDefaults,
-    history: [],
+    conversation: new Conversation(options.historyStore),
+    compaction: resolveAutoCompact(options.autoCompact),
+    lastInputTokens: 0,
+    requestTimeoutMs: options.requestTimeoutMs,
+    tracer: options.tracer,
+    name: options.name,
   });
 }
 

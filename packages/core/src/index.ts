@@ -8,6 +8,10 @@ export {
 } from "./agent-options.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
 export {
+  type AutoCompactOptions,
+  DEFAULT_COMPACTION_PROMPT,
+} from "./compaction.js";
+export {
   AbortError,
   AgentLatticeError,
   APIError,
@@ -18,6 +22,7 @@ export {
   TimeoutError,
 } from "./errors.js";
 export { type AgentDefaults, createAgent, createAgentFactory, createBareAgent } from "./factories.js";
+export { defineHistoryStore, type HistoryStore, type HistoryStoreMethods } from "./history-store.js";
 export {
   type AgentHooks,
   createCompositeAgentHooks,
@@ -25,6 +30,8 @@ export {
   type ModelRequestHookResult,
   type ToolResultHookInput,
 } from "./hooks.js";
+export { createJsonlHistoryStore, type JsonlHistoryStoreOptions } from "./jsonl-history-store.js";
+export { createJsonlContextTracer, type JsonlContextTracerOptions } from "./jsonl-tracer.js";
 export type {
   AssistantContentBlock,
   AssistantModelMessage,
@@ -64,6 +71,7 @@ export type { InferSchema, ParseSchema, SchemaLike, StandardSchemaLike } from ".
 export type {
   ResultSubtype,
   SDKAssistantMessage,
+  SDKCompactionMessage,
   SDKMessage,
   SDKResultMessage,
   SDKStreamEventMessage,
@@ -82,5 +90,14 @@ export {
 } from "./tool.js";
 export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
+export {
+  type ContextTraceEvent,
+  type ContextTraceEventType,
+  type ContextTracer,
+  type ContextTracerMethods,
+  createCompositeContextTracer,
+  defineContextTracer,
+  type FailurePolicyOptions,
+} from "./tracer.js";
 export type { ReportedUsage, Usage } from "./usage.js";
 export type { QueryPermissions, WorkspaceGrant, WorkspaceProvider, WorkspaceSession } from "./workspace.js";

@@ -15,7 +15,7 @@ export async function buildModelRequest(
   signal: AbortSignal,
 ): Promise<ModelRequest> {
   const defaults = runtime.providerDefaults;
-  let messages: readonly ModelMessage[] = runtime.history;
+  let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"] = runtime.tools.system;
   let tools = runtime.tools.specs;
   const shaped = await runtime.hooks?.onModelRequest?.({

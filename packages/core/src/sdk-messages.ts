@@ -13,6 +13,18 @@ export type SDKSystemInitMessage = {
   tools: string[];
 };
 
+/** Compaction replaced older history with a summary (between turns, or to recover from a too-long prompt). */
+export type SDKCompactionMessage = {
+  type: "system";
+  subtype: "compaction";
+  session_id: string;
+  trigger: "threshold" | "recovery";
+  /** How many messages the summary replaced. */
+  compacted_messages: number;
+  /** Tokens the summarizing request used (also folded into the result's usage). */
+  usage: Usage;
+};
+
 /** A raw provider stream event, yielded while the model is still responding (streaming queries only). */
 export type SDKStreamEventMessage = {
   type: "stream_event";
@@ -71,6 +83,7 @@ export type SDKResultMessage = {
 
 export type SDKMessage =
   | SDKSystemInitMessage
+  | SDKCompactionMessage
   | SDKStreamEventMessage
   | SDKAssistantMessage
   | SDKUserMessage
