@@ -225,7 +225,7 @@ describe("spec: Deadlines (C26)", () => {
 
     const timedOut = await agent.prompt("Audit this repository.", {
       signal: AbortSignal.timeout(600_000),
-      requestTimeoutMs: 100, // overrides the agent default for this query
+      requestTimeoutMs: 1_000, // overrides the agent default for this query
     });
     const result = await agent.prompt("Audit this repository.", {
       signal: AbortSignal.timeout(600_000),

@@ -9,22 +9,30 @@ import type { ModelMessage } from "./messages.js";
  */
 export class Conversation {
   readonly messages: ModelMessage[] = [];
-  #loaded: boolean;
+  /** Settled once the store's history is in (or was superseded by a replace()). */
+  #loading: Promise<void> | undefined;
+  /** Set by replace(): whatever a pending load returns must not overwrite what the host installed. */
+  #superseded = false;
 
   constructor(private readonly store: HistoryStore | undefined) {
-    this.#loaded = store === undefined;
+    if (!store) this.#loading = Promise.resolve();
   }
 
-  /** Seeds the history from the store on first use, answering tool calls a crashed process left open. */
-  async ensureLoaded(): Promise<void> {
-    if (this.#loaded) return;
+  /** Seeds the history from the store on first use (one load, shared by concurrent callers). */
+  ensureLoaded(): Promise<void> {
+    this.#loading ??= this.#load();
+    return this.#loading;
+  }
+
+  async #load(): Promise<void> {
     const store = this.store!;
     let loaded: ModelMessage[] = [];
     await persist(store, async current => {
       loaded = await current.load();
     });
-    this.#loaded = true;
+    if (this.#superseded) return;
     this.messages.push(...loaded);
+    // A process can die between a model turn and its tool results: answer what it left open.
     for (const repair of repairDanglingToolUses(this.messages)) await this.append(repair);
   }
 
@@ -35,7 +43,8 @@ export class Conversation {
 
   /** Rewrites the whole history (compaction, replaceHistory) and the store with it; suppresses a pending load. */
   async replace(messages: ModelMessage[]): Promise<void> {
-    this.#loaded = true;
+    this.#superseded = true;
+    this.#loading ??= Promise.resolve();
     this.messages.splice(0, this.messages.length, ...messages);
     if (this.store) await persist(this.store, store => store.replace([...messages]));
   }

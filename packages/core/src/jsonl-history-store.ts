@@ -35,6 +35,12 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
   const fsync = options.durability === "fsync";
   // A torn last line would swallow the next append; remember whether the file ends mid-line.
   let needsNewline: boolean | undefined;
+  let directoryReady = false;
+  const ensureDirectory = async () => {
+    if (directoryReady) return;
+    await mkdir(dirname(path), { recursive: true });
+    directoryReady = true;
+  };
 
   const readLines = async (): Promise<string> => {
     try {
@@ -46,7 +52,7 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
   };
 
   const writeLine = async (line: string) => {
-    await mkdir(dirname(path), { recursive: true });
+    await ensureDirectory();
     if (needsNewline === undefined) {
       const existing = await readLines();
       needsNewline = existing.length > 0 && !existing.endsWith("\n");
@@ -85,7 +91,7 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
       },
       append: message => writeLine(JSON.stringify(message)),
       async replace(messages) {
-        await mkdir(dirname(path), { recursive: true });
+        await ensureDirectory();
         const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
         await writeFile(temporary, messages.map(message => `${JSON.stringify(message)}\n`).join(""));
         await rename(temporary, path);

@@ -11,8 +11,9 @@ export interface JsonlContextTracerOptions extends FailurePolicyOptions {
 
 /**
  * A tracer that appends one JSON line per event. Events are buffered and written in order by a single writer,
- * so tracing costs the loop almost nothing; flush()/close() wait until everything handed over is on disk. A
- * failed write is reported on the next onEvent/flush (thrown only with failOnError).
+ * so tracing costs the loop almost nothing; flush()/close() wait until everything handed over is on disk. By
+ * default a failed write is swallowed (the run goes on, later events are still written). With failOnError every
+ * onEvent waits for its write, so a failure propagates out of query() at the event that hit it.
  */
 export function createJsonlContextTracer(options: JsonlContextTracerOptions): ContextTracer {
   assertKnownOptions(options, new Set(["path", "failOnError"]), "createJsonlContextTracer()");
@@ -26,15 +27,18 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
   let writing: Promise<void> | undefined;
   let failure: unknown;
   let closed = false;
-  let directoryReady: Promise<unknown> | undefined;
+  let directoryReady = false;
+  const failOnError = options.failOnError === true;
 
   const drain = async () => {
     while (pending.length) {
       const chunk = pending.join("");
       pending = [];
       try {
-        directoryReady ??= mkdir(dirname(path), { recursive: true });
-        await directoryReady;
+        if (!directoryReady) {
+          await mkdir(dirname(path), { recursive: true });
+          directoryReady = true; // only once it worked: a later attempt may succeed where this one failed
+        }
         await appendFile(path, chunk);
       } catch (error) {
         failure ??= error;
@@ -57,9 +61,9 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
     {
       onEvent(event) {
         if (closed) throw new InvalidOptionError(`JSONL tracer for ${path} is closed; create a new tracer.`);
-        takeFailure();
         pending.push(`${JSON.stringify(event)}\n`);
         writing ??= Promise.resolve().then(drain);
+        if (failOnError) return flush();
       },
       flush,
       async close() {

@@ -70,16 +70,22 @@ export function defineContextTracer(
       throw new InvalidOptionError(`defineContextTracer(): ${key} must be a function.`);
     }
   }
+  const failOnError = options.failOnError === true;
+  // flush()/close() follow the same policy as onEvent: a host's `finally { await tracer.close() }` must not
+  // turn a swallowed sink failure into a crash.
+  const settle = async (action: (() => void | Promise<void>) | undefined) => {
+    try {
+      await action?.();
+    } catch (error) {
+      if (failOnError) throw error;
+    }
+  };
   const tracer: ContextTracer = {
     onEvent: event => methods.onEvent(event),
-    flush: async () => {
-      await methods.flush?.();
-    },
-    close: async () => {
-      await methods.close?.();
-    },
+    flush: () => settle(methods.flush?.bind(methods)),
+    close: () => settle(methods.close?.bind(methods)),
   };
-  return bindFailurePolicy(tracer, options.failOnError === true);
+  return bindFailurePolicy(tracer, failOnError);
 }
 
 /** Throws when a tracer was not made by one of the SDK's factories (its failure policy would be unknown). */
