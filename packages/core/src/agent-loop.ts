@@ -4,6 +4,7 @@ import type { AgentRuntime } from "./agent-runtime.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
 import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
+import { EventChannel } from "./event-channel.js";
 import {
   type AssistantModelMessage,
   type PromptInput,
@@ -17,6 +18,7 @@ import { type QueryControl, RequestScope } from "./request-deadline.js";
 import { errorData, RunTrace } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
+import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
 import { runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
@@ -45,7 +47,12 @@ export async function* runQuery(
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, void, undefined> {
-  const trace = new RunTrace(tracersOf(runtime, options), runtime.sessionId, runtime.name ?? "agent");
+  const trace = new RunTrace(
+    tracersOf(runtime, options),
+    runtime.sessionId,
+    runtime.name ?? "agent",
+    options.parentRunId,
+  );
   try {
     await runtime.conversation.ensureLoaded();
     const tools = runtime.tools.specs.map(spec => spec.name);
@@ -53,7 +60,8 @@ export async function* runQuery(
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
     await runtime.conversation.append({ role: "user", content: prompt });
     if (trace.enabled) await trace.emit("user_message", { content: prompt });
-    const result = yield* runTurns(runtime, options, control, trace);
+    const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
+    const result = yield* runTurns(runtime, options, control, trace, skills);
     if (trace.enabled) await trace.emit("result", resultData(result));
     yield result;
   } catch (error) {
@@ -76,6 +84,7 @@ async function* runTurns(
   options: QueryOptions<any>,
   control: QueryControl,
   trace: RunTrace,
+  skills: string | undefined,
 ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
   const state: QueryState = {
     startedAt: Date.now(),
@@ -112,7 +121,7 @@ async function* runTurns(
     let message: AssistantModelMessage;
     try {
       // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
-      const request = await buildModelRequest(runtime, options, state.turns, scope.signal);
+      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills);
       if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns));
       try {
         response = streaming
@@ -165,8 +174,9 @@ async function* runTurns(
         await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input });
 
     let outcomes: ToolCallOutcome[];
+    const nested = new EventChannel<SDKMessage>();
     try {
-      outcomes = await runToolBatch(calls, {
+      const batch = runToolBatch(calls, {
         tools: runtime.tools.byName,
         permission: runtime.permission,
         context: options.context,
@@ -178,13 +188,23 @@ async function* runTurns(
         hooks: runtime.hooks,
         structuredOutput: runtime.outputSchema !== undefined,
         truncated: response.stopReason === "max_tokens",
+        emit: message => nested.push(message),
+        run: {
+          runId: trace.runId,
+          tracer: options.tracer,
+          requestTimeoutMs: options.requestTimeoutMs,
+          interrupted: control.interruptController.signal,
+        },
       });
+      // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
+      outcomes = yield* nested.drainUntil(batch);
     } catch (hookError) {
       // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
       // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
       await runtime.conversation.append({ role: "user", content: calls.map(withheldResult) });
       throw hookError;
     }
+    for (const outcome of outcomes) addUsage(state.usage, outcome.usage);
     const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
     await runtime.conversation.append({ role: "user", content: results });
     if (trace.enabled) {

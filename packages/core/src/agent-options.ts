@@ -12,6 +12,7 @@ import {
   validateProviderParams,
 } from "./provider-params.js";
 import { isSchemaLike } from "./schema.js";
+import { assertSkills, type Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
 import type { ToolDefinition } from "./tool.js";
 import { type ToolBatchPolicy, validateToolBatchPolicy } from "./tool-batch-policy.js";
@@ -70,6 +71,8 @@ export interface AgentOptions<TContext = unknown> {
   requestTimeoutMs?: number;
   /** Observes every run of this agent. */
   tracer?: ContextTracer;
+  /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
+  skills?: Skill[];
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -97,6 +100,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "autoCompact",
   "requestTimeoutMs",
   "tracer",
+  "skills",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -115,6 +119,8 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   requestTimeoutMs?: number;
   /** Observes this query (in addition to the agent's tracer); delegated agents receive it too. */
   tracer?: ContextTracer;
+  /** Links this run's trace events to the run that started it (set by delegation and teams). */
+  parentRunId?: string;
 }
 
 export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -128,6 +134,7 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "outputFormat",
   "requestTimeoutMs",
   "tracer",
+  "parentRunId",
 ]);
 
 export function validateAgentOptions(options: AgentOptions<any>): void {
@@ -169,6 +176,7 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   resolveAutoCompact(options.autoCompact);
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
+  assertSkills(options.skills);
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(

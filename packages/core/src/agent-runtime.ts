@@ -4,6 +4,7 @@ import type { AgentHooks } from "./hooks.js";
 import type { ModelClient } from "./model-client.js";
 import type { PermissionCallback } from "./permission.js";
 import type { ProviderParams } from "./provider-params.js";
+import type { Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
 import type { ToolBatchPolicy } from "./tool-batch-policy.js";
 import type { ResolvedConcurrency } from "./tool-concurrency.js";
@@ -32,6 +33,7 @@ export interface AgentRuntime {
   lastInputTokens: number;
   readonly requestTimeoutMs: number | undefined;
   readonly tracer: ContextTracer | undefined;
+  readonly skills: readonly Skill[];
   /** Shown as the `source` of trace events. */
   readonly name: string | undefined;
 }

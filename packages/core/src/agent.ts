@@ -63,6 +63,7 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     if (!control || control.interrupted) return false;
     control.interrupted = true;
     control.requestController?.abort(new Error("interrupted"));
+    control.interruptController.abort();
     return true;
   }
 
@@ -101,7 +102,11 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     options: QueryOptions<TContext>,
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#control) throw new ConcurrentQueryError();
-    const control: QueryControl = { interrupted: false, requestController: undefined };
+    const control: QueryControl = {
+      interrupted: false,
+      interruptController: new AbortController(),
+      requestController: undefined,
+    };
     this.#control = control;
     try {
       yield* runQuery(this.#runtime, prompt, options, control);

@@ -6,12 +6,14 @@ import {
   DEFAULT_MAX_TURNS,
   validateAgentOptions,
 } from "./agent-options.js";
+import { type AgentSpec, declareOutputSchema } from "./agent-spec.js";
 import { createAnthropicModelClient } from "./anthropic-client.js";
 import { resolveAutoCompact } from "./compaction.js";
 import { Conversation } from "./conversation.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ModelClient } from "./model-client.js";
 import type { ProviderParams } from "./provider-params.js";
+import { createLoadSkillTool } from "./skills.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
 import { ToolRegistry } from "./tool-registry.js";
 import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
@@ -23,23 +25,42 @@ export interface AgentDefaults {
 }
 
 /**
- * Builds a createAgent() that installs `defaults`. The umbrella package calls this with the built-in
- * workspace tools; core never imports them.
+ * Builds createAgent() and defineAgent() with `defaults` installed. The umbrella package calls this with the
+ * built-in workspace tools; core never imports them.
  */
 export function createAgentFactory(defaults: AgentDefaults = {}) {
-  return function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+  function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
     validateAgentOptions(options);
+    assertModelAccess(options);
     const provider = options.workspace === false ? undefined : (options.workspace ?? defaults.workspace);
     return buildAgent(options, provider);
-  };
+  }
+  /** A template: the same options, no state. spawn() makes an independent session (a createAgent() call). */
+  function defineAgent<TContext = unknown>(options: AgentOptions<TContext>): AgentSpec<TContext> {
+    validateAgentOptions(options);
+    assertModelAccess(options);
+    const frozen = Object.freeze({ ...options });
+    return Object.freeze({
+      kind: "agent_spec" as const,
+      name: options.name,
+      options: frozen,
+      spawn: () => createAgent<TContext>({ ...frozen }),
+    });
+  }
+  return { createAgent, defineAgent };
 }
+
+const coreFactory = createAgentFactory();
 
 /**
  * createAgent() from @agent-lattice/core has no default workspace: without `options.workspace` it runs
  * bare, exactly like createBareAgent(). The `agent-lattice` package's createAgent() adds the private
  * workspace and built-in file/shell tools.
  */
-export const createAgent = createAgentFactory();
+export const createAgent = coreFactory.createAgent;
+
+/** defineAgent() from @agent-lattice/core: spawns sessions with core's createAgent() (no default workspace). */
+export const defineAgent = coreFactory.defineAgent;
 
 /** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
 export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
@@ -49,6 +70,7 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
       "AgentOptions.workspace: createBareAgent() never installs a workspace. Use createAgent({ workspace }) instead.",
     );
   }
+  assertModelAccess(options);
   return buildAgent(options, undefined);
 }
 
@@ -61,12 +83,14 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
   const concurrency = resolveToolConcurrency(options.toolConcurrency);
   const baseSystem = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
   const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
-  tools.add([...(workspace?.tools ?? []), ...(options.tools ?? [])], "AgentOptions.tools");
+  const skills = options.skills ?? [];
+  const skillTools = skills.length ? [createLoadSkillTool(skills)] : [];
+  tools.add([...(workspace?.tools ?? []), ...skillTools, ...(options.tools ?? [])], "AgentOptions.tools");
   const providerDefaults: ProviderParams = {};
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
-  return new Agent<TContext>({
+  const agent = new Agent<TContext>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -84,20 +108,25 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     lastInputTokens: 0,
     requestTimeoutMs: options.requestTimeoutMs,
     tracer: options.tracer,
+    skills,
     name: options.name,
   });
+  if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
+  return agent;
+}
+
+/** Fails at assembly when the built-in client would have no API key. */
+function assertModelAccess(options: AgentOptions<any>): void {
+  if (options.modelClient || options.apiKey || process.env.ANTHROPIC_API_KEY) return;
+  throw new InvalidOptionError(
+    "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
+      "ANTHROPIC_API_KEY, or pass a modelClient.",
+  );
 }
 
 function defaultClient(options: AgentOptions<any>): ModelClient {
-  const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    throw new InvalidOptionError(
-      "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
-        "ANTHROPIC_API_KEY, or pass a modelClient.",
-    );
-  }
   return createAnthropicModelClient({
-    apiKey,
+    apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),

@@ -6,6 +6,9 @@ export {
   DEFAULT_MAX_TURNS,
   type QueryOptions,
 } from "./agent-options.js";
+export type { AgentSpec, DelegationTarget } from "./agent-spec.js";
+export { type AgentToolOptions, agentTool, type DelegateToolOptions, delegateTool } from "./agent-tool.js";
+export type { AgentToolInput, DelegationMode } from "./agent-tool-input.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
 export {
   type AutoCompactOptions,
@@ -21,7 +24,13 @@ export {
   MissingOutputError,
   TimeoutError,
 } from "./errors.js";
-export { type AgentDefaults, createAgent, createAgentFactory, createBareAgent } from "./factories.js";
+export {
+  type AgentDefaults,
+  createAgent,
+  createAgentFactory,
+  createBareAgent,
+  defineAgent,
+} from "./factories.js";
 export { defineHistoryStore, type HistoryStore, type HistoryStoreMethods } from "./history-store.js";
 export {
   type AgentHooks,
@@ -65,11 +74,13 @@ export type {
   StopReason,
   ThinkingParam,
 } from "./model-client.js";
+export { type ChildOutput, childOutput } from "./output-contract.js";
 export type { PermissionCallback, PermissionDecision, PermissionRequest } from "./permission.js";
 export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
-export type { InferSchema, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
+export type { InferSchema, JsonSchemaBacked, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
 export type {
   ResultSubtype,
+  SDKAgentMessage,
   SDKAssistantMessage,
   SDKCompactionMessage,
   SDKMessage,
@@ -78,8 +89,10 @@ export type {
   SDKSystemInitMessage,
   SDKUserMessage,
 } from "./sdk-messages.js";
+export { LOAD_SKILL_TOOL_NAME, loadSkill, type Skill, type SkillDefinition, skill } from "./skills.js";
 export { type OutputSchema, SUBMIT_OUTPUT_TOOL_NAME } from "./structured-output.js";
 export {
+  type RunContext,
   type ToolDefinition,
   type ToolHandler,
   type ToolHandlerExtra,

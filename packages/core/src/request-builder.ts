@@ -13,10 +13,14 @@ export async function buildModelRequest(
   options: QueryOptions<any>,
   turn: number,
   signal: AbortSignal,
+  /** Per-query system-prompt additions (the skills section). */
+  extraSystem?: string,
 ): Promise<ModelRequest> {
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
-  let system: ModelRequest["system"] = runtime.tools.system;
+  let system: ModelRequest["system"] = extraSystem
+    ? [runtime.tools.system, extraSystem].filter(Boolean).join("\n\n")
+    : runtime.tools.system;
   let tools = runtime.tools.specs;
   const shaped = await runtime.hooks?.onModelRequest?.({
     messages,

@@ -3,6 +3,8 @@ import { TimeoutError } from "./errors.js";
 /** Shared between a running query and Agent.interrupt(). */
 export interface QueryControl {
   interrupted: boolean;
+  /** Aborted by interrupt(): delegated agents started by this query listen to it. */
+  interruptController: AbortController;
   /** Aborts only the in-flight model request. */
   requestController: AbortController | undefined;
 }

@@ -30,7 +30,12 @@ type StandardResult<T> =
       }>;
     };
 
-export type SchemaLike<T = unknown> = ParseSchema<T> | StandardSchemaLike<T>;
+/** A hand-written validator with an explicit JSON Schema for the model. */
+export interface JsonSchemaBacked<T = unknown> extends ParseSchema<T> {
+  jsonSchema: Record<string, unknown>;
+}
+
+export type SchemaLike<T = unknown> = ParseSchema<T> | StandardSchemaLike<T> | JsonSchemaBacked<T>;
 
 /** The value type a schema produces. */
 export type InferSchema<S> = S extends { parse(input: unknown, ...rest: any[]): infer O }

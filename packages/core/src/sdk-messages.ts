@@ -81,7 +81,24 @@ export type SDKResultMessage = {
   error?: AgentLatticeError;
 };
 
+/**
+ * A delegated agent's message, surfaced in the parent's stream while the delegating tool runs, so a host can
+ * render sub-agent progress. Nested delegation nests these.
+ */
+export type SDKAgentMessage = {
+  type: "agent_message";
+  /** The delegation tool's name (the child as the parent sees it). */
+  agent: string;
+  /** The parent's tool_use that started the child run. */
+  tool_use_id: string;
+  /** The child's own SDK message (its session_id is the child's). */
+  message: SDKMessage;
+  /** The parent's session. */
+  session_id: string;
+};
+
 export type SDKMessage =
+  | SDKAgentMessage
   | SDKSystemInitMessage
   | SDKCompactionMessage
   | SDKStreamEventMessage

@@ -2,7 +2,8 @@ import type { ToolResultBlock, ToolResultContent, ToolUseBlock } from "./message
 import type { PermissionCallback } from "./permission.js";
 import { validateWithSchema } from "./schema.js";
 import { malformedInputOf } from "./stream-assembler.js";
-import type { ToolDefinition, ToolResult } from "./tool.js";
+import type { RunContext, ToolDefinition, ToolHandlerExtra, ToolResult } from "./tool.js";
+import type { ReportedUsage } from "./usage.js";
 import type { QueryPermissions } from "./workspace.js";
 
 /** Everything a tool call needs from the running query. */
@@ -13,6 +14,8 @@ export interface ToolRunContext {
   signal: AbortSignal;
   sessionId: string;
   permissions: QueryPermissions;
+  emit: ToolHandlerExtra["emit"];
+  run: RunContext;
 }
 
 /** The outcome of one tool call: the block for the model, plus run-control fields for the loop. */
@@ -22,6 +25,8 @@ export interface ToolCallOutcome {
   structuredResult?: unknown;
   /** The error a failing handler threw (for onToolResult hooks). */
   error?: unknown;
+  /** Tokens the call spent on its own model requests. */
+  usage?: ReportedUsage;
 }
 
 /** A call whose input passed its schema and is ready to run, or one already answered. */
@@ -123,6 +128,8 @@ export async function runPreparedCall(
       toolUseId: call.id,
       sessionId: run.sessionId,
       permissions: run.permissions,
+      emit: run.emit,
+      run: run.run,
     });
   } catch (error) {
     return errorOutcome(call, `Tool "${call.name}" failed: ${messageOf(error)}`, error);
@@ -141,6 +148,7 @@ function toOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
   const block: ToolResultBlock = { type: "tool_result", tool_use_id: call.id, content: result.content };
   if (result.isError) block.is_error = true;
   const outcome: ToolCallOutcome = { block, endTurn: result.endTurn === true };
+  if (result.usage) outcome.usage = result.usage;
   if (outcome.endTurn && result.structuredResult !== undefined)
     outcome.structuredResult = result.structuredResult;
   return outcome;

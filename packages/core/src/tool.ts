@@ -3,6 +3,9 @@ import type { ToolResultContent } from "./messages.js";
 import type { JsonSchemaObject } from "./model-client.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { type InferSchema, isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
+import type { SDKMessage } from "./sdk-messages.js";
+import type { ContextTracer } from "./tracer.js";
+import type { ReportedUsage } from "./usage.js";
 import type { QueryPermissions } from "./workspace.js";
 
 /** What a tool handler returns. */
@@ -15,6 +18,8 @@ export interface ToolResult {
   endTurn?: boolean;
   /** With `endTurn`, carried to `SDKResultMessage.structuredResult`. Ignored without `endTurn`. */
   structuredResult?: unknown;
+  /** Tokens this call spent on model requests of its own (a delegated agent); added to the query's usage. */
+  usage?: ReportedUsage;
 }
 
 /** The second argument of every tool handler. */
@@ -27,6 +32,25 @@ export interface ToolHandlerExtra<TContext = unknown> {
   sessionId: string;
   /** The query's task-scoped permissions (workspace grants); empty when none were given. */
   permissions: QueryPermissions;
+  /**
+   * Surfaces a message (a delegated agent's progress) in the running query's stream; resolves once the host
+   * has taken it.
+   */
+  emit(message: SDKMessage): Promise<void>;
+  /** The running query, for tools that start runs of their own (delegation). */
+  run: RunContext;
+}
+
+/** What a delegating tool passes on to the runs it starts. */
+export interface RunContext {
+  /** This run's id: child runs record it as their parent_run_id. */
+  runId: string;
+  /** The query's own tracer, propagated to delegated agents. */
+  tracer: ContextTracer | undefined;
+  /** The query's requestTimeoutMs override, propagated to delegated agents. */
+  requestTimeoutMs: number | undefined;
+  /** Aborted when the query is interrupted, so running delegated agents can be interrupted too. */
+  interrupted: AbortSignal;
 }
 
 export type ToolHandler<TInput, TContext = unknown> = (

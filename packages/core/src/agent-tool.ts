@@ -1,0 +1,235 @@
+import type { AgentLike } from "./agent.js";
+import type { QueryOptions } from "./agent-options.js";
+import { type DelegationTarget, declaredOutputSchemaOf, isAgentSpec } from "./agent-spec.js";
+import {
+  type AgentToolInput,
+  acceptGrants,
+  defaultInputJsonSchema,
+  parseAgentToolInput,
+  renderTask,
+} from "./agent-tool-input.js";
+import { InvalidOptionError } from "./errors.js";
+import type { PromptInput, UserContentBlock } from "./messages.js";
+import { assertKnownOptions } from "./option-validation.js";
+import { childOutput, resolveOutputContract } from "./output-contract.js";
+import { isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
+import type { SDKResultMessage } from "./sdk-messages.js";
+import type { OutputSchema } from "./structured-output.js";
+import type { ToolDefinition, ToolHandlerExtra, ToolResult } from "./tool.js";
+import type { WorkspaceGrant } from "./workspace.js";
+
+export interface AgentToolOptions<TInput = any> {
+  /** What the calling model reads about this agent. The SDK appends the session semantics and output contract. */
+  description?: string;
+  /** The structured output the child must deliver (inherited from the target when omitted; must match it). */
+  outputSchema?: OutputSchema;
+  /** Typed delegation: replaces the default input shape; requires mapInput. */
+  inputSchema?: SchemaLike<TInput>;
+  /** Typed delegation: projects the validated input into the child's prompt. */
+  mapInput?: (input: TInput) => string | UserContentBlock[];
+  /** Host-owned annotation, passed through to ToolDefinition.metadata; never shown to the model. */
+  metadata?: Record<string, unknown>;
+}
+
+/** delegateTool() takes the same options. */
+export type DelegateToolOptions<TInput = any> = AgentToolOptions<TInput>;
+
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  "description",
+  "outputSchema",
+  "inputSchema",
+  "mapInput",
+  "metadata",
+]);
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/**
+ * Exposes an agent to a parent as a tool. `target` is a spec (a fresh session per call) or a live session /
+ * any AgentLike (one session that remembers earlier calls). Ask calls run the child to completion and return
+ * its result; its messages stream through the parent's query as `agent_message` events.
+ */
+export function agentTool<TInput = any>(
+  name: string,
+  target: DelegationTarget<any>,
+  options: AgentToolOptions<TInput> = {},
+): ToolDefinition<any> {
+  return delegationTool("agentTool", name, target, options, true);
+}
+
+/**
+ * Like agentTool(), without a `mode` field: the runtime picks the semantics (inside a team runtime calls are
+ * handed off; elsewhere they are asked and awaited).
+ */
+export function delegateTool<TInput = any>(
+  name: string,
+  target: DelegationTarget<any>,
+  options: DelegateToolOptions<TInput> = {},
+): ToolDefinition<any> {
+  return delegationTool("delegateTool", name, target, options, false);
+}
+
+function delegationTool(
+  factory: "agentTool" | "delegateTool",
+  name: string,
+  target: DelegationTarget<any>,
+  options: AgentToolOptions,
+  withMode: boolean,
+): ToolDefinition<any> {
+  const owner = `${factory}("${name}")`;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new InvalidOptionError(
+      `${factory}(): invalid name ${JSON.stringify(name)}. Tool names must match ${TOOL_NAME}.`,
+    );
+  }
+  assertKnownOptions(options, OPTION_KEYS, owner);
+  if (!isAgentSpec(target) && !isAgentLike(target)) {
+    throw new InvalidOptionError(
+      `${owner}: the target must be an agent (createAgent()), a spec (defineAgent()), or an AgentLike with query(), prompt() and interrupt().`,
+    );
+  }
+  const typed = options.inputSchema !== undefined || options.mapInput !== undefined;
+  if (typed && (options.inputSchema === undefined || typeof options.mapInput !== "function")) {
+    throw new InvalidOptionError(
+      `${owner}: inputSchema and mapInput must be passed together — inputSchema validates the parent's arguments and mapInput turns them into the child's prompt.`,
+    );
+  }
+  if (typed && !isSchemaLike(options.inputSchema)) {
+    throw new InvalidOptionError(
+      `${owner}: inputSchema must be a schema (a zod schema, a Standard Schema, or { parse }).`,
+    );
+  }
+  if (options.outputSchema !== undefined && !isSchemaLike(options.outputSchema)) {
+    throw new InvalidOptionError(
+      `${owner}: outputSchema must be a schema (a zod schema, a Standard Schema, or { parse }).`,
+    );
+  }
+  const schema = resolveOutputContract(owner, options.outputSchema, declaredOutputSchemaOf(target));
+  const fresh = isAgentSpec(target);
+
+  const inputSchema: SchemaLike<any> = typed
+    ? options.inputSchema!
+    : {
+        parse: (input: unknown) => parseAgentToolInput(input, withMode),
+        jsonSchema: defaultInputJsonSchema(withMode),
+      };
+
+  const handler = async (input: any, extra: ToolHandlerExtra): Promise<ToolResult> => {
+    let prompt: PromptInput;
+    let grants: WorkspaceGrant[] = [];
+    if (typed) {
+      prompt = options.mapInput!(input);
+    } else {
+      const call = input as AgentToolInput;
+      if (call.mode === "handoff" || call.mode === "observe") {
+        return {
+          isError: true,
+          content: `unsupported_mode: mode "${call.mode}" needs a team runtime (createTeam) that accepts ${call.mode === "handoff" ? "handoffs" : "observation"}. Outside a team, call with mode "ask".`,
+        };
+      }
+      const { accepted, rejected } = acceptGrants(call.workspaceGrants, extra.permissions);
+      if (rejected.length) {
+        return {
+          isError: true,
+          content: JSON.stringify({
+            code: "grant_not_covered",
+            message: "You can only pass on write access you hold yourself; no task was started.",
+            rejectedRoots: rejected.map(grant => grant.root),
+            yourGrants: (extra.permissions.workspaceGrants ?? []).map(grant => grant.root),
+            suggestedNextStep:
+              "Drop the uncovered grants (ask the member to write in its own workspace and report paths) or request them from whoever delegated to you.",
+          }),
+        };
+      }
+      grants = accepted;
+      prompt = renderTask(call, grants);
+    }
+    return runChild(
+      name,
+      fresh ? (target as { spawn(): AgentLike<any> }).spawn() : (target as AgentLike<any>),
+      prompt,
+      grants,
+      extra,
+      schema,
+    );
+  };
+
+  const definition: ToolDefinition<any> = {
+    kind: "agent_tool",
+    name,
+    description: describe(name, options.description, fresh, schema !== undefined),
+    inputSchema: toToolInputSchema(inputSchema, owner),
+    schema: inputSchema,
+    handler,
+    // A fresh session per call can overlap with others; one live session cannot run two queries at once.
+    ...(fresh ? { isConcurrencySafe: () => true } : {}),
+    ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+  };
+  return Object.freeze(definition);
+}
+
+/** Runs the child to completion, streaming its messages into the parent's query. */
+async function runChild(
+  name: string,
+  child: AgentLike<any>,
+  prompt: PromptInput,
+  grants: WorkspaceGrant[],
+  extra: ToolHandlerExtra,
+  schema: OutputSchema | undefined,
+): Promise<ToolResult> {
+  const onInterrupt = () => child.interrupt();
+  extra.run.interrupted.addEventListener("abort", onInterrupt, { once: true });
+  const queryOptions: QueryOptions<any> = { signal: extra.signal, parentRunId: extra.run.runId };
+  if (extra.context !== undefined) queryOptions.context = extra.context;
+  if (grants.length) queryOptions.permissions = { workspaceGrants: grants };
+  if (extra.run.tracer) queryOptions.tracer = extra.run.tracer;
+  if (extra.run.requestTimeoutMs !== undefined) queryOptions.requestTimeoutMs = extra.run.requestTimeoutMs;
+  let result: SDKResultMessage | undefined;
+  try {
+    for await (const message of child.query(prompt, queryOptions)) {
+      await extra.emit({
+        type: "agent_message",
+        agent: name,
+        tool_use_id: extra.toolUseId,
+        message,
+        session_id: extra.sessionId,
+      });
+      if (message.type === "result") result = message;
+    }
+  } catch (error) {
+    return {
+      isError: true,
+      content: `child_error: the delegated agent failed: ${(error as Error)?.message ?? String(error)}`,
+    };
+  } finally {
+    extra.run.interrupted.removeEventListener("abort", onInterrupt);
+  }
+  if (!result) return { isError: true, content: "child_error: the delegated agent ended without a result." };
+  const output = await childOutput(result, schema);
+  return { content: output.content, ...(output.ok ? {} : { isError: true }), usage: result.usage };
+}
+
+function describe(
+  name: string,
+  description: string | undefined,
+  fresh: boolean,
+  structured: boolean,
+): string {
+  const parts = [description?.trim() || `Delegate a task to the "${name}" agent and get its result.`];
+  parts.push(
+    fresh
+      ? "Each call starts a fresh session with no memory of earlier calls, so every task must be self-contained."
+      : "Calls go to one long-lived session that remembers earlier tasks.",
+  );
+  if (structured) parts.push("It returns the target's validated structured output as JSON.");
+  return parts.join(" ");
+}
+
+function isAgentLike(target: unknown): target is AgentLike<any> {
+  const candidate = target as Partial<AgentLike<any>> | null;
+  return (
+    !!candidate &&
+    typeof candidate.query === "function" &&
+    typeof candidate.prompt === "function" &&
+    typeof candidate.interrupt === "function"
+  );
+}
