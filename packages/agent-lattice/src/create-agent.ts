@@ -1,9 +1,11 @@
+import { createBuiltinWorkspaceProvider } from "@agent-lattice/builtin-tools";
 import { createAgentFactory } from "@agent-lattice/core";
 
 /**
- * createAgent(): a live agent session with the distribution's defaults.
- *
- * Until @agent-lattice/builtin-tools lands, no default workspace is installed, so createAgent() runs bare
- * (exactly like createBareAgent()); pass `workspace` to install your own WorkspaceProvider.
+ * createAgent() and defineAgent() with the distribution's defaults: every session gets a private workspace
+ * (a directory of its own, created on first use) and the built-in Read, Write, Edit, LS, Glob, Grep and Bash
+ * tools, writes gated to that workspace plus task-scoped grants. Pass `workspace: false` for a bare session.
  */
-export const createAgent = createAgentFactory();
+export const { createAgent, defineAgent } = createAgentFactory({
+  workspace: createBuiltinWorkspaceProvider(),
+});

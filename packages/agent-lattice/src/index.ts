@@ -1,5 +1,6 @@
 // agent-lattice: the umbrella package. Re-exports every public name of the scoped packages and wires
 // the defaults (createAgent's workspace) that core leaves to a distribution.
+export * from "@agent-lattice/builtin-tools";
 export * from "@agent-lattice/core";
 // The offline Anthropic-compatible mock server and scripted client. Core owns the canonical raw stream
 // event types, so the mock's own copies of them are not re-exported here.
@@ -47,4 +48,4 @@ export {
   turnToStreamEvents,
   unauthorized,
 } from "@agent-lattice/testing";
-export { createAgent } from "./create-agent.js";
+export { createAgent, defineAgent } from "./create-agent.js";

@@ -329,7 +329,14 @@ describe("spec: Hooks (C19)", () => {
       { onModelRequest: ({ system }) => ({ system: `${system ?? ""}[a]` }) },
       { onModelRequest: ({ system }) => ({ system: `${system}[b]` }) },
     ]);
-    await createAgent({ apiKey: "k", baseURL: server.url, model: "m", tools: [shout], hooks }).prompt("x");
+    await createAgent({
+      apiKey: "k",
+      baseURL: server.url,
+      model: "m",
+      tools: [shout],
+      hooks,
+      workspace: false,
+    }).prompt("x");
     expect(server.requests[1]!.body.messages.at(-1).content[0].content).toBe("HELLO WORLD");
     expect(server.requests[0]!.body.system).toBe("[a][b]");
   });

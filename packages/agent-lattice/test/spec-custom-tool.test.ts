@@ -30,13 +30,23 @@ describe("spec: Custom Tool (C10)", () => {
     console.log(result.result);
 
     expect(printed).toEqual([["2+2 is 4."]]);
-    expect(server.requests[0]!.body.tools).toEqual([
-      {
-        name: "calculator",
-        description: "Evaluate a simple arithmetic expression",
-        input_schema: { type: "object", properties: { expr: { type: "string" } }, required: ["expr"] },
-      },
+    const tools = server.requests[0]!.body.tools as Array<{ name: string }>;
+    // createAgent() adds the private workspace's built-in tools; the custom tool comes after them.
+    expect(tools.map(t => t.name)).toEqual([
+      "Read",
+      "Write",
+      "Edit",
+      "LS",
+      "Glob",
+      "Grep",
+      "Bash",
+      "calculator",
     ]);
+    expect(tools.at(-1)).toEqual({
+      name: "calculator",
+      description: "Evaluate a simple arithmetic expression",
+      input_schema: { type: "object", properties: { expr: { type: "string" } }, required: ["expr"] },
+    });
     expect(server.requests[1]!.body.messages.at(-1)).toEqual({
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "toolu_calc", content: "4" }],

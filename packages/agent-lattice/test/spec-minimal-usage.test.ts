@@ -1,5 +1,5 @@
 // Spec sections "Minimal Usage" and the stream_event loop, run as written (only apiKey/baseURL point at the mock).
-import { createAgent, textTurn } from "agent-lattice";
+import { createAgent, createBareAgent, createBuiltinTools, textTurn } from "agent-lattice";
 import { describe, expect, it, vi } from "vitest";
 import { captureConsole, mockProvider } from "./helpers.js";
 
@@ -63,5 +63,36 @@ describe("spec: Minimal Usage (C1, C2)", () => {
 
     expect(result).toMatchObject({ type: "result", subtype: "success", result: "Hello!" });
     expect(server.requests[0]!.body.stream).toBeUndefined();
+  });
+
+  it("createBareAgent with createBuiltinTools sends exactly the host's prompt and tools", async () => {
+    const server = await mockProvider([textTurn("Hello.")]);
+
+    const agent = createBareAgent({
+      apiKey: "test-key",
+      baseURL: server.url,
+      model: "deepseek-v4-flash",
+      systemPrompt: "You are a concise engineering assistant.",
+      tools: createBuiltinTools({
+        cwd: process.cwd(),
+        allowedDirectories: [process.cwd()],
+      }),
+    });
+
+    for await (const message of agent.query("Say hello")) {
+      if (message.type === "result") expect(message.result).toBe("Hello.");
+    }
+    const body = server.requests[0]!.body;
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual([
+      "Read",
+      "Write",
+      "Edit",
+      "LS",
+      "Glob",
+      "Grep",
+      "Bash",
+    ]);
+    expect(String(body.system).startsWith("You are a concise engineering assistant.")).toBe(true);
+    expect(String(body.system)).not.toContain("private workspace");
   });
 });

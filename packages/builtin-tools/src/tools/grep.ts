@@ -1,0 +1,294 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { type ToolDefinition, tool } from "@agent-lattice/core";
+import picomatch from "picomatch";
+import type { ToolContext } from "../context.js";
+import { type InferInput, inputSchema } from "../input-schema.js";
+import { readPath } from "../paths.js";
+import { fsErrorMessage, looksBinary, plural, SNIFF_BYTES, truncateLine } from "../text.js";
+import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles, yieldToEventLoop } from "../walk.js";
+
+/** Characters of output per call; the rest is cut with a note. */
+export const GREP_MAX_OUTPUT_CHARS = 30_000;
+/** Characters kept of one matching or context line. */
+export const GREP_MAX_LINE_CHARS = 500;
+/** Files larger than this are skipped (and counted in a note). */
+export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+const schema = inputSchema({
+  pattern: {
+    type: "string",
+    minLength: 1,
+    description: "Regular expression (JavaScript syntax) to search for in file contents",
+  },
+  path: {
+    type: "string",
+    optional: true,
+    description: "File or directory to search (default: the working directory)",
+  },
+  glob: {
+    type: "string",
+    optional: true,
+    description: 'Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}"',
+  },
+  output_mode: {
+    type: "string",
+    enum: ["content", "files_with_matches", "count"],
+    optional: true,
+    description:
+      '"files_with_matches" (default): paths; "content": matching lines; "count": matches per file',
+  },
+  "-i": { type: "boolean", optional: true, description: "Case-insensitive search" },
+  "-n": {
+    type: "boolean",
+    optional: true,
+    description: 'Show line numbers in "content" mode (default true)',
+  },
+  "-A": {
+    type: "integer",
+    minimum: 0,
+    optional: true,
+    description: 'Lines of context after each match ("content" mode)',
+  },
+  "-B": {
+    type: "integer",
+    minimum: 0,
+    optional: true,
+    description: 'Lines of context before each match ("content" mode)',
+  },
+  "-C": {
+    type: "integer",
+    minimum: 0,
+    optional: true,
+    description: 'Lines of context before and after each match ("content" mode)',
+  },
+  head_limit: {
+    type: "integer",
+    minimum: 1,
+    optional: true,
+    description: "Return only the first N lines or entries",
+  },
+});
+
+type GrepInput = InferInput<typeof schema>;
+
+interface FileMatch {
+  path: string;
+  lines: string[];
+  /** 0-based indexes of matching lines. */
+  hits: number[];
+}
+
+export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> {
+  return tool(
+    "Grep",
+    "Searches file contents with a regular expression (JavaScript syntax, matched per line). output_mode " +
+      '"files_with_matches" (default) lists matching files sorted by path; "content" shows matching lines ' +
+      '(`path:line:text`, with -A/-B/-C context); "count" gives matching lines per file. Filter files with `glob`. ' +
+      `Binary files and files over 20 MB are skipped; ${[...DEFAULT_SKIPPED_DIRECTORIES].join(", ")} are not searched ` +
+      `unless \`path\` is inside them. Output is capped at ${GREP_MAX_OUTPUT_CHARS} characters; use head_limit to ` +
+      "page. Reads any path the process can read.",
+    schema,
+    async (input, extra) => {
+      await context.ensureCwd();
+      let lineRegex: RegExp;
+      let fileRegex: RegExp;
+      try {
+        const flags = input["-i"] ? "iu" : "u";
+        lineRegex = new RegExp(input.pattern, flags);
+        fileRegex = new RegExp(input.pattern, `${flags}m`);
+      } catch (error) {
+        return {
+          content: `Invalid regular expression ${JSON.stringify(input.pattern)}: ${(error as Error).message}. Grep uses JavaScript RegExp syntax; escape literal characters such as ( [ . * + ? with a backslash.`,
+          isError: true,
+        };
+      }
+      const root = readPath(context.cwd, input.path ?? ".");
+      try {
+        const info = await stat(root);
+        const mode = input.output_mode ?? "files_with_matches";
+        const listing = info.isDirectory()
+          ? await listFiles(root, input.glob, extra.signal)
+          : { files: [root], truncated: false };
+        const search = await searchFiles(
+          listing.files,
+          fileRegex,
+          lineRegex,
+          mode === "content",
+          extra.signal,
+        );
+        return { content: render(input, mode, search, listing.truncated, root) };
+      } catch (error) {
+        if ((error as Error).name === "AbortError") return { content: "Grep was aborted.", isError: true };
+        return { content: `Cannot search ${root}: ${fsErrorMessage(error)}.`, isError: true };
+      }
+    },
+    { isConcurrencySafe: () => true },
+  );
+}
+
+async function listFiles(root: string, glob: string | undefined, signal: AbortSignal) {
+  // A glob without "/" matches the file name at any depth (like ripgrep's --glob).
+  const matches =
+    glob === undefined ? undefined : picomatch(glob, { dot: true, basename: !glob.includes("/") });
+  const walk = await walkFiles(root, { signal, ...(matches ? { accept: matches } : {}) });
+  const prefix = root === "/" ? "" : root;
+  return { files: walk.files.sort().map(file => `${prefix}/${file}`), truncated: walk.truncated };
+}
+
+interface SearchResult {
+  matches: FileMatch[];
+  binarySkipped: number;
+  largeSkipped: number;
+}
+
+async function searchFiles(
+  files: string[],
+  fileRegex: RegExp,
+  lineRegex: RegExp,
+  keepLines: boolean,
+  signal: AbortSignal,
+): Promise<SearchResult> {
+  const result: SearchResult = { matches: [], binarySkipped: 0, largeSkipped: 0 };
+  let sliceStart = Date.now();
+  for (const path of files) {
+    if (Date.now() - sliceStart > SLICE_MS) {
+      await yieldToEventLoop();
+      signal.throwIfAborted();
+      sliceStart = Date.now();
+    }
+    const buffer = readSmallFile(path);
+    if (buffer === "large") {
+      result.largeSkipped++;
+      continue;
+    }
+    if (buffer === undefined) continue; // vanished or unreadable: skipped like grep -s
+    if (looksBinary(buffer.subarray(0, SNIFF_BYTES))) {
+      result.binarySkipped++;
+      continue;
+    }
+    const text = buffer.toString("utf8");
+    // Whole-file test first: most files do not match, and this avoids splitting them into lines.
+    if (!fileRegex.test(text)) continue;
+    const lines = text.split("\n");
+    const hits: number[] = [];
+    const last = lastLine(lines);
+    for (let index = 0; index <= last; index++) {
+      const line = lines[index]!.endsWith("\r") ? lines[index]!.slice(0, -1) : lines[index]!;
+      if (lineRegex.test(line)) hits.push(index);
+    }
+    if (hits.length > 0) result.matches.push({ path, lines: keepLines ? lines : [], hits });
+  }
+  return result;
+}
+
+/** Milliseconds of synchronous reading between two yields to the event loop. */
+const SLICE_MS = 20;
+
+/** One open/fstat/read/close: the file's bytes, "large" past GREP_MAX_FILE_BYTES, undefined if unreadable. */
+function readSmallFile(path: string): Buffer | "large" | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    if (size > GREP_MAX_FILE_BYTES) return "large";
+    const buffer = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const count = readSync(fd, buffer, read, size - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function render(
+  input: GrepInput,
+  mode: "content" | "files_with_matches" | "count",
+  search: SearchResult,
+  walkTruncated: boolean,
+  root: string,
+): string {
+  if (search.matches.length === 0) {
+    return `No matches for ${JSON.stringify(input.pattern)} in ${root}${input.glob ? ` (files matching ${input.glob})` : ""}.${skippedNote(search)}`;
+  }
+  let entries: string[];
+  if (mode === "files_with_matches") entries = search.matches.map(match => match.path);
+  else if (mode === "count") entries = search.matches.map(match => `${match.path}:${match.hits.length}`);
+  else entries = contentLines(input, search.matches);
+  const notes: string[] = [];
+  let shown = entries;
+  if (input.head_limit !== undefined && entries.length > input.head_limit) {
+    shown = entries.slice(0, input.head_limit);
+    notes.push(
+      `[Showing the first ${input.head_limit} of ${entries.length} ${mode === "content" ? "lines" : "entries"} (head_limit).]`,
+    );
+  }
+  const capped: string[] = [];
+  let size = 0;
+  for (const entry of shown) {
+    if (size + entry.length + 1 > GREP_MAX_OUTPUT_CHARS && capped.length > 0) {
+      notes.push(
+        `[Output cut at ${GREP_MAX_OUTPUT_CHARS} characters: ${shown.length - capped.length} more ${mode === "content" ? "lines" : "entries"} not shown. Narrow path or glob, or use head_limit.]`,
+      );
+      break;
+    }
+    capped.push(entry);
+    size += entry.length + 1;
+  }
+  if (mode === "count") {
+    const total = search.matches.reduce((sum, match) => sum + match.hits.length, 0);
+    notes.push(`[${plural(total, "matching line")} in ${plural(search.matches.length, "file")}.]`);
+  } else if (mode === "files_with_matches") {
+    notes.push(`[${plural(search.matches.length, "file")} matched.]`);
+  }
+  if (walkTruncated) notes.push("[The search stopped after 200000 files; narrow path to search the rest.]");
+  const skipped = skippedNote(search).trim();
+  if (skipped) notes.push(skipped);
+  return [...capped, ...notes].join("\n");
+}
+
+function skippedNote(search: SearchResult): string {
+  const parts: string[] = [];
+  if (search.binarySkipped > 0) parts.push(`${plural(search.binarySkipped, "binary file")}`);
+  if (search.largeSkipped > 0) parts.push(`${plural(search.largeSkipped, "file")} over 20 MB`);
+  return parts.length > 0 ? ` [Skipped ${parts.join(" and ")}.]` : "";
+}
+
+function contentLines(input: GrepInput, matches: FileMatch[]): string[] {
+  const before = input["-B"] ?? input["-C"] ?? 0;
+  const after = input["-A"] ?? input["-C"] ?? 0;
+  const numbers = input["-n"] ?? true;
+  const out: string[] = [];
+  const withContext = before > 0 || after > 0;
+  for (const match of matches) {
+    const hitSet = new Set(match.hits);
+    let lastPrinted = -1;
+    for (const hit of match.hits) {
+      const from = Math.max(0, hit - before, lastPrinted + 1);
+      const to = Math.min(lastLine(match.lines), hit + after);
+      if (withContext && out.length > 0 && from > lastPrinted + 1) out.push("--");
+      for (let index = from; index <= to; index++) {
+        const separator = hitSet.has(index) ? ":" : "-";
+        const text = truncateLine((match.lines[index] ?? "").replace(/\r$/, ""), GREP_MAX_LINE_CHARS);
+        out.push(
+          numbers
+            ? `${match.path}${separator}${index + 1}${separator}${text}`
+            : `${match.path}${separator}${text}`,
+        );
+      }
+      lastPrinted = Math.max(lastPrinted, to);
+    }
+  }
+  return out;
+}
+
+/** Index of the last real line (a trailing newline leaves an empty element that is not a line). */
+function lastLine(lines: string[]): number {
+  return lines.length > 1 && lines.at(-1) === "" ? lines.length - 2 : lines.length - 1;
+}

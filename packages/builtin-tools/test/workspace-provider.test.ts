@@ -1,0 +1,157 @@
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgent } from "@agent-lattice/core";
+import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { describe, expect, it } from "vitest";
+import {
+  createAgentWorkspace,
+  createAgentWorkspaceTools,
+  createBuiltinWorkspaceProvider,
+  defaultWorkspaceRoot,
+} from "../src/index.js";
+import { workspaceDirName } from "../src/workspace-provider.js";
+import { call, tempDir, text } from "./helpers.js";
+
+const byName = (tools: ReturnType<typeof createAgentWorkspaceTools>) =>
+  Object.fromEntries(tools.map(definition => [definition.name, definition]));
+
+describe("createBuiltinWorkspaceProvider", () => {
+  it("gives each session its own directory under root, known up front and created on the first tool call", async () => {
+    const root = tempDir("provider-");
+    const provider = createBuiltinWorkspaceProvider({ root });
+    const session = provider.createSession({ sessionId: "s-1" });
+    const dir = provider.directoryFor("s-1");
+    expect(dir).toBe(join(root, "s-1"));
+    expect(session.tools.map(definition => definition.name)).toEqual([
+      "Read",
+      "Write",
+      "Edit",
+      "LS",
+      "Glob",
+      "Grep",
+      "Bash",
+    ]);
+    expect(existsSync(dir)).toBe(false);
+    const tools = byName(session.tools);
+    expect(text(await call(tools.Bash, { command: "pwd" }))).toContain(`<stdout>\n${dir}\n`);
+    await call(tools.Write, { file_path: "note.md", content: "hi" });
+    expect(readFileSync(join(dir, "note.md"), "utf8")).toBe("hi");
+    const other = byName(provider.createSession({ sessionId: "s-2" }).tools);
+    const denied = await call(other.Write, { file_path: join(dir, "steal.md"), content: "x" });
+    expect(JSON.parse(text(denied))).toMatchObject({
+      code: "permission_denied",
+      allowedRoots: [join(root, "s-2")],
+    });
+  });
+
+  it("writes a system prompt section with the path, the read/write rules and the delegation strategy", () => {
+    const root = tempDir("provider-");
+    const section = createBuiltinWorkspaceProvider({ root }).createSession({
+      sessionId: "abc",
+      agentName: "backend",
+    }).systemPromptSection!;
+    const dir = join(root, "abc");
+    expect(section).toContain(`backend's private workspace is ${dir}.`);
+    expect(section).toContain(
+      "Read, LS, Glob and Grep are read-only and may read any path this process can read.",
+    );
+    expect(section).toContain(
+      `Write, Edit and Bash writes are allowed only inside your workspace roots (${dir}) and inside roots granted to the current task`,
+    );
+    expect(section).toContain(
+      'choose one workspace strategy explicitly: ask the member to write deliverables in its own private workspace and report the paths, or provide workspaceGrants: [{ root, access: ["write"], reason }] for every shared or manager-owned root named as a write destination.',
+    );
+  });
+
+  it("defaults root to <os.tmpdir()>/agent-lattice/workspaces", () => {
+    expect(defaultWorkspaceRoot()).toBe(join(tmpdir(), "agent-lattice", "workspaces"));
+    expect(createBuiltinWorkspaceProvider().root).toBe(defaultWorkspaceRoot());
+  });
+
+  it("turns a session id that is not one safe path segment into a slug plus hash", () => {
+    const root = tempDir("provider-");
+    const provider = createBuiltinWorkspaceProvider({ root });
+    expect(provider.directoryFor("../../etc")).toMatch(new RegExp(`^${root}/etc-[0-9a-f]{16}$`));
+    expect(workspaceDirName("..")).toMatch(/^session-[0-9a-f]{16}$/);
+    expect(workspaceDirName("a/b")).not.toBe(workspaceDirName("a-b"));
+  });
+
+  it("rejects unknown options at assembly", () => {
+    expect(() => createBuiltinWorkspaceProvider({ rooot: "/x" } as never)).toThrow(
+      'createBuiltinWorkspaceProvider(): unknown option "rooot". Check for a typo, or upgrade the SDK if this option was added in a newer version.',
+    );
+    expect(() => createBuiltinWorkspaceProvider({ bash: { sandbox: "docker" } } as never)).toThrow(
+      /sandbox must be "none" or "bubblewrap"/,
+    );
+  });
+
+  it("plugs into core's createAgent: the model's Write lands in the session's workspace, the section is in the system prompt", async () => {
+    const root = tempDir("provider-");
+    const provider = createBuiltinWorkspaceProvider({ root });
+    const client = createScriptedModelClient({
+      script: [
+        toolTurn({ name: "Write", input: { file_path: "report.md", content: "# Report" } }),
+        textTurn("written"),
+      ],
+    });
+    const agent = createAgent({
+      model: "m",
+      modelClient: client,
+      workspace: provider,
+      systemPrompt: "Be brief.",
+    });
+    const result = await agent.prompt("write the report");
+    expect(result.result).toBe("written");
+    const system = client.requests[0]!.system;
+    const systemText = typeof system === "string" ? system : (system ?? []).map(block => block.text).join("");
+    expect(systemText.startsWith("Be brief.\n\n# Workspace")).toBe(true);
+    const dir = /private workspace is (\S+)\./.exec(systemText)![1]!;
+    expect(dir.startsWith(`${root}/`)).toBe(true);
+    expect(readFileSync(join(dir, "report.md"), "utf8")).toBe("# Report");
+  });
+
+  it("enforces the query's workspaceGrants through the agent loop", async () => {
+    const root = tempDir("provider-");
+    const shared = tempDir("shared-");
+    const script = () => [
+      toolTurn({ name: "Write", input: { file_path: `${shared}/out.md`, content: "shared" } }),
+      textTurn("done"),
+    ];
+    const client = createScriptedModelClient({ script: [...script(), ...script()] });
+    const agent = createAgent({
+      model: "m",
+      modelClient: client,
+      workspace: createBuiltinWorkspaceProvider({ root }),
+    });
+    await agent.prompt("write without a grant");
+    expect(existsSync(`${shared}/out.md`)).toBe(false);
+    const deniedResult = JSON.stringify(client.requests[1]!.messages.at(-1)!.content);
+    expect(deniedResult).toContain("permission_denied");
+    await agent.prompt("write with a grant", {
+      permissions: { workspaceGrants: [{ root: shared, access: ["write"], reason: "shared" }] },
+    });
+    expect(readFileSync(`${shared}/out.md`, "utf8")).toBe("shared");
+  });
+});
+
+describe("createAgentWorkspaceTools / createAgentWorkspace", () => {
+  it("roots the tools in a fresh private directory: cwd and only writable root", async () => {
+    const root = tempDir("workspace-");
+    const workspace = createAgentWorkspace({ root });
+    expect(workspace.dir.startsWith(`${root}/`)).toBe(true);
+    const tools = byName(workspace.tools);
+    await call(tools.Write, { file_path: "a.txt", content: "a" });
+    expect(readFileSync(join(workspace.dir, "a.txt"), "utf8")).toBe("a");
+    const outside = await call(tools.Write, { file_path: "../escape.txt", content: "x" });
+    expect(JSON.parse(text(outside))).toMatchObject({
+      code: "permission_denied",
+      allowedRoots: [workspace.dir],
+    });
+  });
+
+  it("returns just the tools, optionally without Bash", () => {
+    const tools = createAgentWorkspaceTools({ root: tempDir("workspace-"), bash: false });
+    expect(tools.map(definition => definition.name)).toEqual(["Read", "Write", "Edit", "LS", "Glob", "Grep"]);
+  });
+});
