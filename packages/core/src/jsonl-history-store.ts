@@ -1,4 +1,13 @@
-import { appendFile, mkdir, open, readFile, rename, writeFile } from "node:fs/promises";
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { InvalidOptionError } from "./errors.js";
 import { defineHistoryStore, type HistoryStore } from "./history-store.js";
@@ -11,15 +20,26 @@ export interface JsonlHistoryStoreOptions extends FailurePolicyOptions {
   path: string;
   /**
    * "write" (default): each message is handed to the OS with one write as it lands, so it survives a crash or
-   * kill of the process. "fsync": also fsync after each write, so it survives power loss (slower).
+   * kill of the process. "fsync": also fdatasync after each write, so it survives power loss (slower).
    */
   durability?: "write" | "fsync";
 }
 
+/** Closes a store's descriptor if the host drops the store (and its agent) without further use. */
+const descriptors = new FinalizationRegistry<number>(fd => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
 /**
- * A HistoryStore over a JSONL file. load() skips malformed lines, so a torn final write (a crash mid-line)
- * never loses the lines before it; the next append starts on a fresh line. replace() writes a temporary file
- * and renames it over the old one, so a crash mid-rewrite leaves either the old or the new history.
+ * A HistoryStore over a JSONL file. Each append is one write() of one line on a descriptor kept open in append
+ * mode (synchronous: the message is with the OS before the loop moves on, without a thread-pool round trip per
+ * message). load() skips malformed lines, so a torn final write never loses the lines before it, and the next
+ * append starts on a fresh line. replace() writes a temporary file and renames it over the old one, so a crash
+ * mid-rewrite leaves either the old or the new history.
  */
 export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): HistoryStore {
   assertKnownOptions(options, new Set(["path", "failOnError", "durability"]), "createJsonlHistoryStore()");
@@ -33,49 +53,53 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
   }
   const { path } = options;
   const fsync = options.durability === "fsync";
+  const owner = {};
+  let fd: number | undefined;
   // A torn last line would swallow the next append; remember whether the file ends mid-line.
   let needsNewline: boolean | undefined;
-  let directoryReady = false;
-  const ensureDirectory = async () => {
-    if (directoryReady) return;
-    await mkdir(dirname(path), { recursive: true });
-    directoryReady = true;
-  };
 
-  const readLines = async (): Promise<string> => {
+  const readText = (): string => {
     try {
-      return await readFile(path, "utf8");
+      return readFileSync(path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
       throw error;
     }
   };
-
-  const writeLine = async (line: string) => {
-    await ensureDirectory();
-    if (needsNewline === undefined) {
-      const existing = await readLines();
-      needsNewline = existing.length > 0 && !existing.endsWith("\n");
+  const release = () => {
+    if (fd === undefined) return;
+    descriptors.unregister(owner);
+    try {
+      closeSync(fd);
+    } catch {
+      // already gone
     }
-    const data = `${needsNewline ? "\n" : ""}${line}\n`;
-    if (fsync) {
-      const handle = await open(path, "a");
-      try {
-        await handle.write(data);
-        await handle.datasync();
-      } finally {
-        await handle.close();
+    fd = undefined;
+  };
+  const writeLine = (line: string) => {
+    try {
+      if (fd === undefined) {
+        mkdirSync(dirname(path), { recursive: true });
+        if (needsNewline === undefined) {
+          const existing = readText();
+          needsNewline = existing.length > 0 && !existing.endsWith("\n");
+        }
+        fd = openSync(path, "a");
+        descriptors.register(owner, fd, owner);
       }
-    } else {
-      await appendFile(path, data);
+      writeSync(fd, `${needsNewline ? "\n" : ""}${line}\n`);
+      if (fsync) fdatasyncSync(fd);
+      needsNewline = false;
+    } catch (error) {
+      release(); // reopen on the next append: the path may become writable again
+      throw error;
     }
-    needsNewline = false;
   };
 
   return defineHistoryStore(
     {
-      async load() {
-        const text = await readLines();
+      load() {
+        const text = readText();
         needsNewline = text.length > 0 && !text.endsWith("\n");
         const messages: ModelMessage[] = [];
         for (const line of text.split("\n")) {
@@ -90,11 +114,13 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
         return messages;
       },
       append: message => writeLine(JSON.stringify(message)),
-      async replace(messages) {
-        await ensureDirectory();
+      replace(messages) {
+        // The rename swaps the file under an open descriptor: release it so the next append opens the new file.
+        release();
+        mkdirSync(dirname(path), { recursive: true });
         const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-        await writeFile(temporary, messages.map(message => `${JSON.stringify(message)}\n`).join(""));
-        await rename(temporary, path);
+        writeFileSync(temporary, messages.map(message => `${JSON.stringify(message)}\n`).join(""));
+        renameSync(temporary, path);
         needsNewline = false;
       },
     },

@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { InvalidOptionError } from "./errors.js";
 import { assertKnownOptions } from "./option-validation.js";
@@ -9,11 +9,22 @@ export interface JsonlContextTracerOptions extends FailurePolicyOptions {
   path: string;
 }
 
+/** Closes a tracer's descriptor if the host drops the tracer without close(). */
+const descriptors = new FinalizationRegistry<number>(fd => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
 /**
- * A tracer that appends one JSON line per event. Events are buffered and written in order by a single writer,
- * so tracing costs the loop almost nothing; flush()/close() wait until everything handed over is on disk. By
- * default a failed write is swallowed (the run goes on, later events are still written). With failOnError every
- * onEvent waits for its write, so a failure propagates out of query() at the event that hit it.
+ * A tracer that appends one JSON line per event. Events emitted in the same turn of the event loop are written
+ * together with one write() on a descriptor kept open in append mode — measured cheaper for the agent loop than
+ * asynchronous appends, which pay a thread-pool round trip per event. Each batch reaches the OS before the next
+ * turn of the event loop, so a crash loses at most the events of the current turn; flush()/close() write
+ * immediately. By default a failed write is swallowed (later events are still tried); with failOnError every
+ * event is written at once and a failure propagates out of query() at the event that hit it.
  */
 export function createJsonlContextTracer(options: JsonlContextTracerOptions): ContextTracer {
   assertKnownOptions(options, new Set(["path", "failOnError"]), "createJsonlContextTracer()");
@@ -23,38 +34,56 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
     );
   }
   const path = options.path;
+  const failOnError = options.failOnError === true;
+  const owner = {};
+  let fd: number | undefined;
   let pending: string[] = [];
-  let writing: Promise<void> | undefined;
+  let scheduled: NodeJS.Immediate | undefined;
   let failure: unknown;
   let closed = false;
-  let directoryReady = false;
-  const failOnError = options.failOnError === true;
 
-  const drain = async () => {
-    while (pending.length) {
-      const chunk = pending.join("");
-      pending = [];
-      try {
-        if (!directoryReady) {
-          await mkdir(dirname(path), { recursive: true });
-          directoryReady = true; // only once it worked: a later attempt may succeed where this one failed
-        }
-        await appendFile(path, chunk);
-      } catch (error) {
-        failure ??= error;
-      }
+  const release = () => {
+    if (fd === undefined) return;
+    descriptors.unregister(owner);
+    try {
+      closeSync(fd);
+    } catch {
+      // already gone
     }
-    writing = undefined;
+    fd = undefined;
   };
-  const takeFailure = () => {
+  /** Writes everything pending; throws the write error (and forgets the descriptor, to reopen next time). */
+  const writePending = () => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = undefined;
+    if (!pending.length) return;
+    const chunk = pending.join("");
+    pending = [];
+    try {
+      if (fd === undefined) {
+        mkdirSync(dirname(path), { recursive: true });
+        fd = openSync(path, "a");
+        descriptors.register(owner, fd, owner);
+      }
+      writeSync(fd, chunk);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+  const writeInBackground = () => {
+    try {
+      writePending();
+    } catch (error) {
+      failure ??= error;
+    }
+  };
+  const flush = async () => {
+    writeInBackground();
     if (failure === undefined) return;
     const error = failure;
     failure = undefined;
     throw error;
-  };
-  const flush = async () => {
-    while (writing) await writing;
-    takeFailure();
   };
 
   return defineContextTracer(
@@ -62,15 +91,19 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
       onEvent(event) {
         if (closed) throw new InvalidOptionError(`JSONL tracer for ${path} is closed; create a new tracer.`);
         pending.push(`${JSON.stringify(event)}\n`);
-        writing ??= Promise.resolve().then(drain);
-        if (failOnError) return flush();
+        if (failOnError) return writePending();
+        scheduled ??= setImmediate(writeInBackground);
       },
       flush,
       async close() {
         closed = true;
-        await flush();
+        try {
+          await flush();
+        } finally {
+          release();
+        }
       },
     },
-    options.failOnError !== undefined ? { failOnError: options.failOnError } : {},
+    failOnError ? { failOnError } : {},
   );
 }
