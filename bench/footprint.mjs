@@ -30,7 +30,13 @@ function installedMegabytes(tarballs) {
 export function runFootprint() {
   const out = mkdtempSync(join(tmpdir(), "al-packs-"));
   try {
-    for (const pkg of ["packages/core", "packages/testing", "packages/agent-lattice"]) pack(pkg, out);
+    for (const pkg of [
+      "packages/core",
+      "packages/testing",
+      "packages/builtin-tools",
+      "packages/agent-lattice",
+    ])
+      pack(pkg, out);
     const tarball = prefix =>
       join(
         out,
@@ -38,11 +44,12 @@ export function runFootprint() {
       );
     const core = tarball("agent-lattice-core-");
     const testing = tarball("agent-lattice-testing-");
+    const builtinTools = tarball("agent-lattice-builtin-tools-");
     const umbrella = tarball("agent-lattice-0");
     const report = {
       benchmark: "install footprint (npm install, incl. zod)",
       coreMB: installedMegabytes([core]),
-      umbrellaMB: installedMegabytes([core, testing, umbrella]),
+      umbrellaMB: installedMegabytes([core, testing, builtinTools, umbrella]),
       target: "core <= 23 MB, umbrella <= 40 MB",
     };
     console.log(JSON.stringify(report, null, 2));

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ToolDefinition, WorkspaceProvider, WorkspaceSession } from "@agent-lattice/core";
@@ -43,7 +43,7 @@ const PROVIDER_KEYS = new Set(["root", "bash", "tools"]);
 export function createAgentWorkspace(options?: AgentWorkspaceOptions): AgentWorkspace {
   assertKnownOptions(options, WORKSPACE_KEYS, "createAgentWorkspaceTools()");
   const root = resolveRoot(options?.root, "createAgentWorkspaceTools()");
-  const dir = join(root, workspaceDirName(options?.id ?? randomUUID()));
+  const dir = join(root, workspaceDirName(options?.id ?? globalThis.crypto.randomUUID()));
   const tools = options?.tools ?? [...BUILTIN_TOOL_NAMES];
   if (!Array.isArray(tools) || tools.some(name => !BUILTIN_TOOL_NAMES.includes(name))) {
     throw new InvalidOptionError(
@@ -151,5 +151,11 @@ export function workspaceDirName(id: string): string {
       .replace(/[^A-Za-z0-9_-]+/g, "-")
       .replace(/^-+|-+$/g, "")
       .slice(0, 40) || "session";
-  return `${slug}-${createHash("sha256").update(id).digest("hex").slice(0, 16)}`;
+  return `${slug}-${sha256Hex(id).slice(0, 16)}`;
+}
+
+/** node:crypto costs ~7 ms to load; only ids that are not one safe path segment need a hash. */
+function sha256Hex(value: string): string {
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return createHash("sha256").update(value).digest("hex");
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { Agent } from "./agent.js";
 import {
   type AgentOptions,
@@ -75,7 +74,7 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
 }
 
 function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
-  const sessionId = randomUUID();
+  const sessionId = globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
     ...(options.name !== undefined ? { agentName: options.name } : {}),

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { type ContextTraceEvent, type ContextTraceEventType, type ContextTracer, deliver } from "./tracer.js";
 
 /**
@@ -6,7 +5,7 @@ import { type ContextTraceEvent, type ContextTraceEventType, type ContextTracer,
  * agent's and the query's tracers. With no tracer, `enabled` is false and callers skip building event data.
  */
 export class RunTrace {
-  readonly runId = randomUUID();
+  readonly runId = globalThis.crypto.randomUUID();
   readonly enabled: boolean;
   #seq = 0;
 

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, posix, resolve } from "node:path";
-import picomatch from "picomatch";
+import { picomatch } from "../glob-matcher.js";
 import { checkWritePath, type WriteScope } from "../grants.js";
 import type { Arg } from "./args.js";
 import type { CwdState, Finding, FoundTarget } from "./parse-writes.js";
@@ -146,11 +146,11 @@ export function expandGlob(pattern: string, base: string): string[] | undefined 
   let current = [absolute ? "/" : base];
   for (const component of components) {
     const next: string[] = [];
-    if (!picomatch.scan(component).isGlob) {
+    if (!picomatch().scan(component).isGlob) {
       const literal = component.replace(/\\(.)/g, "$1");
       for (const dir of current) next.push(join(dir, literal));
     } else {
-      const matches = picomatch(component, { dot: false, nobrace: true, posix: true });
+      const matches = picomatch()(component, { dot: false, nobrace: true, posix: true });
       for (const dir of current) {
         let names: string[];
         try {

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
-import picomatch from "picomatch";
 import type { ToolContext } from "../context.js";
+import { picomatch } from "../glob-matcher.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
 import { readPath } from "../paths.js";
 import { fsErrorMessage, looksBinary, plural, SNIFF_BYTES, truncateLine } from "../text.js";
@@ -130,7 +130,7 @@ export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> 
 async function listFiles(root: string, glob: string | undefined, signal: AbortSignal) {
   // A glob without "/" matches the file name at any depth (like ripgrep's --glob).
   const matches =
-    glob === undefined ? undefined : picomatch(glob, { dot: true, basename: !glob.includes("/") });
+    glob === undefined ? undefined : picomatch()(glob, { dot: true, basename: !glob.includes("/") });
   const walk = await walkFiles(root, { signal, ...(matches ? { accept: matches } : {}) });
   const prefix = root === "/" ? "" : root;
   return { files: walk.files.sort().map(file => `${prefix}/${file}`), truncated: walk.truncated };

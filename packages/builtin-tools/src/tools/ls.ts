@@ -1,7 +1,7 @@
 import { readdir, readlink, stat } from "node:fs/promises";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
-import picomatch from "picomatch";
 import type { ToolContext } from "../context.js";
+import { picomatch } from "../glob-matcher.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
 import { readPath } from "../paths.js";
 import { fsErrorMessage, plural } from "../text.js";
@@ -35,7 +35,7 @@ export function createLsTool(context: ToolContext): ToolDefinition<InferInput<ty
       const path = readPath(context.cwd, input.path ?? ".");
       try {
         const ignored =
-          input.ignore && input.ignore.length > 0 ? picomatch(input.ignore, { dot: true }) : undefined;
+          input.ignore && input.ignore.length > 0 ? picomatch()(input.ignore, { dot: true }) : undefined;
         const entries = (await readdir(path, { withFileTypes: true }))
           .filter(entry => !ignored?.(entry.name))
           .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

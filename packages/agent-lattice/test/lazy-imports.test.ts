@@ -1,0 +1,54 @@
+// "You pay only for what you use": importing agent-lattice and creating an agent loads none of the heavy or
+// feature-specific dependencies; each loads when its feature is first used. Runs the built package (dist/).
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** Package names whose modules a fresh process resolved while running `script`. */
+async function packagesLoadedBy(script: string): Promise<Set<string>> {
+  const dir = await mkdtemp(join(tmpdir(), "al-loads-"));
+  const loadsFile = join(dir, "loads.txt");
+  try {
+    const run = spawnSync(process.execPath, ["--import", fixture("record-loads.mjs"), fixture(script)], {
+      env: { ...process.env, LOADS_FILE: loadsFile },
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const urls = (await readFile(loadsFile, "utf8").catch(() => "")).split("\n").filter(Boolean);
+    // Dependencies resolve under node_modules/<name>/; workspace packages (symlinked) under packages/<dir>/.
+    const names = urls.map(
+      url =>
+        /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ??
+        /\/packages\/([^/]+)\/dist\//.exec(url)?.[1]?.replace(/^(?!agent-lattice$)/, "@agent-lattice/"),
+    );
+    return new Set(names.filter((name): name is string => !!name));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("lazy loading (cost of what you use)", () => {
+  it("import + createAgent() loads none of the SDK client, validators, parsers or feature adapters", async () => {
+    const loaded = await packagesLoadedBy("import-and-create.mjs");
+    expect(loaded.has("@agent-lattice/core")).toBe(true); // the recorder works
+    for (const heavy of [
+      "@anthropic-ai/sdk", // loaded on the first model request
+      "zod", // only if the host's own tools use it
+      "yaml", // loadSkill()
+      "picomatch", // first LS / Glob / Grep / Bash glob
+      "unbash", // first Bash call
+      "@modelcontextprotocol/sdk",
+      "langsmith",
+      "@langfuse/tracing",
+      "@opentelemetry/api",
+      "better-sqlite3",
+    ]) {
+      expect(loaded.has(heavy), `${heavy} was loaded`).toBe(false);
+    }
+  });
+});
