@@ -1,14 +1,6 @@
-import {
-  closeSync,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { AppendOnlyFile } from "./append-only-file.js";
 import { InvalidOptionError } from "./errors.js";
 import { defineHistoryStore, type HistoryStore } from "./history-store.js";
 import type { ModelMessage } from "./messages.js";
@@ -24,15 +16,6 @@ export interface JsonlHistoryStoreOptions extends FailurePolicyOptions {
    */
   durability?: "write" | "fsync";
 }
-
-/** Closes a store's descriptor if the host drops the store (and its agent) without further use. */
-const descriptors = new FinalizationRegistry<number>(fd => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
 
 /**
  * A HistoryStore over a JSONL file. Each append is one write() of one line on a descriptor kept open in append
@@ -53,8 +36,7 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
   }
   const { path } = options;
   const fsync = options.durability === "fsync";
-  const owner = {};
-  let fd: number | undefined;
+  const file = new AppendOnlyFile(path);
   // A torn last line would swallow the next append; remember whether the file ends mid-line.
   let needsNewline: boolean | undefined;
 
@@ -66,34 +48,13 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
       throw error;
     }
   };
-  const release = () => {
-    if (fd === undefined) return;
-    descriptors.unregister(owner);
-    try {
-      closeSync(fd);
-    } catch {
-      // already gone
-    }
-    fd = undefined;
-  };
   const writeLine = (line: string) => {
-    try {
-      if (fd === undefined) {
-        mkdirSync(dirname(path), { recursive: true });
-        if (needsNewline === undefined) {
-          const existing = readText();
-          needsNewline = existing.length > 0 && !existing.endsWith("\n");
-        }
-        fd = openSync(path, "a");
-        descriptors.register(owner, fd, owner);
-      }
-      writeSync(fd, `${needsNewline ? "\n" : ""}${line}\n`);
-      if (fsync) fdatasyncSync(fd);
-      needsNewline = false;
-    } catch (error) {
-      release(); // reopen on the next append: the path may become writable again
-      throw error;
+    if (needsNewline === undefined) {
+      const existing = readText();
+      needsNewline = existing.length > 0 && !existing.endsWith("\n");
     }
+    file.write(`${needsNewline ? "\n" : ""}${line}\n`, fsync);
+    needsNewline = false;
   };
 
   return defineHistoryStore(
@@ -116,7 +77,7 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
       append: message => writeLine(JSON.stringify(message)),
       replace(messages) {
         // The rename swaps the file under an open descriptor: release it so the next append opens the new file.
-        release();
+        file.release();
         mkdirSync(dirname(path), { recursive: true });
         const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
         writeFileSync(temporary, messages.map(message => `${JSON.stringify(message)}\n`).join(""));

@@ -1,5 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { AppendOnlyFile } from "./append-only-file.js";
 import { InvalidOptionError } from "./errors.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { type ContextTracer, defineContextTracer, type FailurePolicyOptions } from "./tracer.js";
@@ -8,15 +7,6 @@ export interface JsonlContextTracerOptions extends FailurePolicyOptions {
   /** File the events are appended to, one JSON object per line. Parent directories are created. */
   path: string;
 }
-
-/** Closes a tracer's descriptor if the host drops the tracer without close(). */
-const descriptors = new FinalizationRegistry<number>(fd => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
 
 /**
  * A tracer that appends one JSON line per event. Events emitted in the same turn of the event loop are written
@@ -35,23 +25,12 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
   }
   const path = options.path;
   const failOnError = options.failOnError === true;
-  const owner = {};
-  let fd: number | undefined;
+  const file = new AppendOnlyFile(path);
   let pending: string[] = [];
   let scheduled: NodeJS.Immediate | undefined;
   let failure: unknown;
   let closed = false;
 
-  const release = () => {
-    if (fd === undefined) return;
-    descriptors.unregister(owner);
-    try {
-      closeSync(fd);
-    } catch {
-      // already gone
-    }
-    fd = undefined;
-  };
   /** Writes everything pending; throws the write error (and forgets the descriptor, to reopen next time). */
   const writePending = () => {
     if (scheduled) clearImmediate(scheduled);
@@ -59,17 +38,7 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
     if (!pending.length) return;
     const chunk = pending.join("");
     pending = [];
-    try {
-      if (fd === undefined) {
-        mkdirSync(dirname(path), { recursive: true });
-        fd = openSync(path, "a");
-        descriptors.register(owner, fd, owner);
-      }
-      writeSync(fd, chunk);
-    } catch (error) {
-      release();
-      throw error;
-    }
+    file.write(chunk);
   };
   const writeInBackground = () => {
     try {
@@ -100,7 +69,7 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
         try {
           await flush();
         } finally {
-          release();
+          file.release();
         }
       },
     },
