@@ -1,5 +1,6 @@
 import { InvalidOptionError } from "./errors.js";
 import type { ToolUseBlock } from "./messages.js";
+import type { JsonSchemaObject } from "./model-client.js";
 import { type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 import { errorOutcome, type ToolCallOutcome } from "./tool-execution.js";
@@ -21,10 +22,32 @@ export function createSubmitOutputTool(schema: OutputSchema): ToolDefinition {
     description:
       "Submit your final answer as structured output. Call this exactly once, alone in its response, when the " +
       "task is complete; the input must match the schema. If it is rejected, fix the reported problems and call it again.",
-    inputSchema: toToolInputSchema(schema, "AgentOptions.outputSchema"),
+    inputSchema: submitInputSchema(schema),
     schema,
     handler: (value: unknown) => ({ content: "Output submitted.", endTurn: true, structuredResult: value }),
   });
+}
+
+/**
+ * The schema's own JSON Schema when it can describe itself. OutputSchema<T> is just { parse(input): T }, so a
+ * bare parser is accepted too: the model then sees an open object schema and parse() still decides.
+ */
+function submitInputSchema(schema: OutputSchema): JsonSchemaObject {
+  if (!canDescribeItself(schema)) return { type: "object" };
+  return toToolInputSchema(schema, "AgentOptions.outputSchema");
+}
+
+function canDescribeItself(schema: OutputSchema): boolean {
+  const candidate = schema as {
+    "~standard"?: { jsonSchema?: unknown };
+    toJSONSchema?: unknown;
+    jsonSchema?: unknown;
+  };
+  return (
+    typeof candidate["~standard"]?.jsonSchema === "object" ||
+    typeof candidate.toJSONSchema === "function" ||
+    typeof candidate.jsonSchema === "object"
+  );
 }
 
 export function assertNoReservedToolName(tools: readonly ToolDefinition[], where: string): void {

@@ -139,6 +139,15 @@ describe("interrupt() (C27)", () => {
       role: "user",
       content: [{ type: "tool_result", content: "finished" }],
     });
+
+    // The same agent answers a new prompt with every completed turn in its history.
+    expect((await agentRef.prompt("Carry on.")).result).toBe("never requested");
+    expect(server.requests[1]!.body.messages.map((m: { role: string }) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "user",
+    ]);
   });
 
   it("interrupt is scoped to one query: the next query runs normally", async () => {

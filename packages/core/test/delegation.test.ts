@@ -13,6 +13,7 @@ import {
   agentTool,
   createBareAgent,
   defineAgent,
+  defineContextTracer,
   delegateTool,
   type SDKMessage,
   type SDKResultMessage,
@@ -490,6 +491,38 @@ describe("nested events, usage, and propagation", () => {
     expect((await pending).subtype).toBe("interrupted");
     const results = (await parent.getHistory()).at(-1)!.content as Array<{ content: string }>;
     expect(results[0]!.content).toMatch(/child_error: .*interrupted/);
+  });
+
+  it("a query's tracer and requestTimeoutMs reach the child; child events name the parent run", async () => {
+    const events: Array<{ type: string; run_id: string; parent_run_id?: string; session_id: string }> = [];
+    const tracer = defineContextTracer({ onEvent: event => void events.push(event) });
+    const childClient = createScriptedModelClient({ script: [textTurn("child done")] });
+    const child = createBareAgent({ model: "m", modelClient: childClient });
+    const seenOptions: unknown[] = [];
+    const spy: AgentLike = {
+      query: (prompt, options) => {
+        seenOptions.push({ requestTimeoutMs: options?.requestTimeoutMs, tracer: options?.tracer === tracer });
+        return child.query(prompt, options);
+      },
+      prompt: (prompt, options) => child.prompt(prompt, options),
+      interrupt: () => child.interrupt(),
+    };
+    const client = createScriptedModelClient({
+      script: [toolTurn({ name: "helper", input: { task: "t" } }), textTurn("ok")],
+    });
+    const parent = createBareAgent({ model: "m", modelClient: client, tools: [agentTool("helper", spy)] });
+    await parent.prompt("go", { tracer, requestTimeoutMs: 5_000 });
+    expect(seenOptions).toEqual([{ requestTimeoutMs: 5_000, tracer: true }]);
+    const parentRun = events.find(e => e.session_id === parent.sessionId)!.run_id;
+    const childEvents = events.filter(e => e.session_id === child.sessionId);
+    expect(childEvents.map(e => e.type)).toEqual([
+      "run_start",
+      "user_message",
+      "model_request",
+      "assistant_message",
+      "result",
+    ]);
+    expect(new Set(childEvents.map(e => e.parent_run_id))).toEqual(new Set([parentRun]));
   });
 
   it("a host-defined AgentLike works as a target (AgentLike composition, C22)", async () => {
