@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { JsonSchemaObject } from "./model-client.js";
 import type { QueryPermissions, WorkspaceGrant } from "./workspace.js";
 
@@ -115,21 +116,45 @@ export function renderTask(input: AgentToolInput, grants: readonly WorkspaceGran
 
 /**
  * A delegating caller can pass on only what it holds: a requested grant is accepted when its root lies within
- * one of the caller's own write grants (path-segment aware), and rejected otherwise.
+ * one of the caller's own write grants, and rejected otherwise. Both are compared as physical paths (symlinks
+ * resolved), so a link inside a held root cannot smuggle out a grant to wherever it points; the accepted grant
+ * carries the physical root.
  */
 export function acceptGrants(
   requested: readonly WorkspaceGrant[] | undefined,
   caller: QueryPermissions,
 ): { accepted: WorkspaceGrant[]; rejected: WorkspaceGrant[] } {
-  const held = (caller.workspaceGrants ?? []).filter(grant => grant.access.includes("write"));
+  const held = (caller.workspaceGrants ?? [])
+    .filter(grant => grant.access.includes("write") && isAbsolute(grant.root))
+    .map(grant => physicalPath(grant.root));
   const accepted: WorkspaceGrant[] = [];
   const rejected: WorkspaceGrant[] = [];
   for (const grant of requested ?? []) {
-    const covered =
-      isAbsolute(grant.root) && held.some(own => isWithin(resolve(grant.root), resolve(own.root)));
-    (covered ? accepted : rejected).push({ ...grant, root: resolve(grant.root) });
+    if (!isAbsolute(grant.root)) {
+      rejected.push(grant);
+      continue;
+    }
+    const root = physicalPath(grant.root);
+    (held.some(own => isWithin(root, own)) ? accepted : rejected).push({ ...grant, root });
   }
   return { accepted, rejected };
+}
+
+/** The real path of `path`, resolving symlinks through its nearest existing ancestor (the rest may not exist yet). */
+function physicalPath(path: string): string {
+  const absolute = resolve(path);
+  let existing = absolute;
+  const rest: string[] = [];
+  while (true) {
+    try {
+      return join(realpathSync.native(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return absolute;
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
 }
 
 function isWithin(path: string, root: string): boolean {

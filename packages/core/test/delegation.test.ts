@@ -215,6 +215,58 @@ describe("agentTool() input and options (D1, D6, C16, C17)", () => {
   });
 });
 
+describe("grant coverage is decided on physical paths", () => {
+  it("a symlink inside a held root cannot pass on a grant to where it points", async () => {
+    const { mkdtemp, mkdir, symlink, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const base = await mkdtemp(join(tmpdir(), "al-grants-"));
+    try {
+      await mkdir(join(base, "held/api"), { recursive: true });
+      await mkdir(join(base, "secret"));
+      await symlink(join(base, "secret"), join(base, "held/escape"));
+      const seen: unknown[] = [];
+      const child = createBareAgent({
+        model: "m",
+        modelClient: createScriptedModelClient({ script: [textTurn("ok"), textTurn("ok")] }),
+      });
+      const spy: AgentLike = {
+        query: (prompt, options) => {
+          seen.push(options?.permissions?.workspaceGrants?.map(grant => grant.root));
+          return child.query(prompt, options);
+        },
+        prompt: (prompt, options) => child.prompt(prompt, options),
+        interrupt: () => child.interrupt(),
+      };
+      const client = createScriptedModelClient({
+        script: [
+          toolTurn({
+            name: "m1",
+            input: { task: "x", workspaceGrants: [{ root: join(base, "held/escape"), access: ["write"] }] },
+          }),
+          toolTurn({
+            name: "m1",
+            input: { task: "y", workspaceGrants: [{ root: join(base, "held/api/new"), access: ["write"] }] },
+          }),
+          textTurn("done"),
+        ],
+      });
+      const parent = createBareAgent({ model: "m", modelClient: client, tools: [agentTool("m1", spy)] });
+      await parent.prompt("go", {
+        permissions: { workspaceGrants: [{ root: join(base, "held"), access: ["write"] }] },
+      });
+      const first = JSON.parse(
+        (client.requests[1]!.messages.at(-1)!.content as Array<{ content: string }>)[0]!.content,
+      );
+      expect(first).toMatchObject({ code: "grant_not_covered" });
+      const { realpathSync } = await import("node:fs");
+      expect(seen).toEqual([[join(realpathSync(base), "held/api/new")]]);
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("output contracts (D2–D4)", () => {
   it("inherits the child's outputSchema: ask returns the validated JSON, and the description says so", async () => {
     const { server, bodies } = await conversation(
