@@ -15,7 +15,8 @@ import { childOutput, resolveOutputContract } from "./output-contract.js";
 import { isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { SDKResultMessage } from "./sdk-messages.js";
 import type { OutputSchema } from "./structured-output.js";
-import type { ToolDefinition, ToolHandlerExtra, ToolResult } from "./tool.js";
+import { TOOL_NAME, type ToolDefinition, type ToolHandlerExtra, type ToolResult } from "./tool.js";
+import { messageOf } from "./tool-execution.js";
 import type { WorkspaceGrant } from "./workspace.js";
 
 export interface AgentToolOptions<TInput = any> {
@@ -41,7 +42,6 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   "mapInput",
   "metadata",
 ]);
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /**
  * Exposes an agent to a parent as a tool. `target` is a spec (a fresh session per call) or a live session /
@@ -198,7 +198,7 @@ async function runChild(
   } catch (error) {
     return {
       isError: true,
-      content: `child_error: the delegated agent failed: ${(error as Error)?.message ?? String(error)}`,
+      content: `child_error: the delegated agent failed: ${messageOf(error)}`,
     };
   } finally {
     extra.run.interrupted.removeEventListener("abort", onInterrupt);

@@ -93,7 +93,7 @@ type ToolFactory<TContext> = <S extends SchemaLike<any>>(
 ) => ToolDefinition<InferSchema<S>, TContext>;
 
 /** Tool names the Messages API accepts. */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /**
  * Defines a tool from a name, a description, a schema (zod 4 works directly) and a handler.
