@@ -1,16 +1,38 @@
-// Bundles a package's src/index.ts into one ESM file, dist/index.js, with every dependency left external.
-// Why: Node's ESM loader pays per module; one file per package keeps `import "agent-lattice"` cheap (the
+// Bundles a package's entry points (every `exports` subpath whose "@agent-lattice/source" condition names a
+// src/*.ts file) into ESM files under dist/, with every dependency left external. One build for all entries, so
+// modules they share land in one shared chunk and keep one identity (a public and an internal entry see the
+// same module state).
+// Why bundle: Node's ESM loader pays per module; one file per entry keeps `import "agent-lattice"` cheap (the
 // cold-start target), while tsc still emits the .d.ts files. Run from a package directory.
+import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
+import { basename } from "node:path";
 import { build } from "rolldown";
 
 const builtins = new Set([...builtinModules, ...builtinModules.map(name => `node:${name}`)]);
 
+/** { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map. */
+function entryPoints() {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+  const input = {};
+  for (const target of Object.values(pkg.exports ?? {})) {
+    const source = typeof target === "object" ? target["@agent-lattice/source"] : undefined;
+    if (typeof source === "string" && source.endsWith(".ts")) input[basename(source, ".ts")] = source;
+  }
+  return Object.keys(input).length ? input : { index: "src/index.ts" };
+}
+
 await build({
-  input: "src/index.ts",
+  input: entryPoints(),
   platform: "node",
   // Bare specifiers are dependencies (or Node built-ins): resolved by the consumer, never inlined.
   external: id => builtins.has(id) || !(id.startsWith(".") || id.startsWith("/")),
-  output: { file: "dist/index.js", format: "esm", sourcemap: true },
+  output: {
+    dir: "dist",
+    format: "esm",
+    sourcemap: true,
+    entryFileNames: "[name].js",
+    chunkFileNames: "shared-[hash].js",
+  },
   logLevel: "warn",
 });

@@ -1,0 +1,19 @@
+/**
+ * @agent-lattice/core/internal — for AgentLattice's own sibling packages (builtin-tools, team, adapters), not for
+ * applications: no semver promise beyond the package's own version, which the packages share. It holds the one
+ * implementation of each rule that several packages must decide the same way (grant coverage, output contracts,
+ * option validation, tool names, trace emission under the failure policy, the event channel), so no package keeps
+ * a copy of a security or contract decision.
+ */
+
+export { declaredOutputSchemaOf, isAgentSpec } from "./agent-spec.js";
+export { acceptGrants, parseAgentToolInput, renderTask } from "./agent-tool-input.js";
+export { EventChannel } from "./event-channel.js";
+export { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
+export { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
+export { childOutput, resolveOutputContract } from "./output-contract.js";
+export { errorData, RunTrace } from "./run-trace.js";
+export { isSchemaLike, toJsonSchema, toToolInputSchema, validateWithSchema } from "./schema.js";
+export { TOOL_NAME } from "./tool.js";
+export { messageOf } from "./tool-execution.js";
+export { deliver } from "./tracer.js";
