@@ -11,6 +11,7 @@ import {
   type ThinkingConfig,
   validateProviderParams,
 } from "./provider-params.js";
+import type { QueryRuntime } from "./query-runtime.js";
 import { isSchemaLike } from "./schema.js";
 import { assertSkills, type Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -121,6 +122,10 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   tracer?: ContextTracer;
   /** Links this run's trace events to the run that started it (set by delegation and teams). */
   parentRunId?: string;
+  /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
+  parentToolUseId?: string;
+  /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
+  runtime?: QueryRuntime;
 }
 
 export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -135,6 +140,8 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "parentRunId",
+  "parentToolUseId",
+  "runtime",
 ]);
 
 export function validateAgentOptions(options: AgentOptions<any>): void {
@@ -194,6 +201,26 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   assertContextTracer(options?.tracer, "QueryOptions.tracer");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
+  }
+  for (const key of ["parentRunId", "parentToolUseId"] as const) {
+    if (options?.[key] !== undefined && (typeof options[key] !== "string" || options[key] === "")) {
+      throw new InvalidOptionError(`QueryOptions.${key} must be a non-empty string.`);
+    }
+  }
+  validateQueryRuntime(options?.runtime);
+}
+
+function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
+  if (runtime === undefined) return;
+  const ok =
+    !!runtime &&
+    typeof runtime === "object" &&
+    (runtime.delegate === undefined || typeof runtime.delegate === "function") &&
+    (runtime.pendingInput === undefined || typeof runtime.pendingInput === "function");
+  if (!ok) {
+    throw new InvalidOptionError(
+      "QueryOptions.runtime must be a QueryRuntime: an object with optional delegate(request, extra) and pendingInput(boundary) methods.",
+    );
   }
 }
 

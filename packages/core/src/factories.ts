@@ -109,6 +109,8 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     tracer: options.tracer,
     skills,
     name: options.name,
+    workspace,
+    sessionNamed: false,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;

@@ -97,11 +97,23 @@ export type SDKAgentMessage = {
   session_id: string;
 };
 
-export type SDKMessage =
-  | SDKAgentMessage
-  | SDKSystemInitMessage
-  | SDKCompactionMessage
-  | SDKStreamEventMessage
-  | SDKAssistantMessage
-  | SDKUserMessage
-  | SDKResultMessage;
+/**
+ * Message type → message. The union is open: a package that streams messages of its own through an agent's query
+ * (the team runtime's team_message and team_agent events) adds them by declaration merging, and they are then
+ * part of SDKMessage everywhere — ToolHandlerExtra.emit, the event channel, AgentLike.query() — without casts:
+ *
+ *     declare module "@agent-lattice/core" {
+ *       interface SDKMessageMap { team_message: TeamMessageEvent }
+ *     }
+ */
+export interface SDKMessageMap {
+  agent_message: SDKAgentMessage;
+  system: SDKSystemInitMessage | SDKCompactionMessage;
+  stream_event: SDKStreamEventMessage;
+  assistant: SDKAssistantMessage;
+  user: SDKUserMessage;
+  result: SDKResultMessage;
+}
+
+/** Every message query() yields, discriminated by `type` (and `subtype` for system messages). */
+export type SDKMessage = SDKMessageMap[keyof SDKMessageMap];
