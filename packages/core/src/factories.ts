@@ -49,18 +49,6 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
   return { createAgent, defineAgent };
 }
 
-const coreFactory = createAgentFactory();
-
-/**
- * createAgent() from @agent-lattice/core has no default workspace: without `options.workspace` it runs
- * bare, exactly like createBareAgent(). The `agent-lattice` package's createAgent() adds the private
- * workspace and built-in file/shell tools.
- */
-export const createAgent = coreFactory.createAgent;
-
-/** defineAgent() from @agent-lattice/core: spawns sessions with core's createAgent() (no default workspace). */
-export const defineAgent = coreFactory.defineAgent;
-
 /** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
 export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
   validateAgentOptions(options);

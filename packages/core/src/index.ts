@@ -25,13 +25,7 @@ export {
   MissingOutputError,
   TimeoutError,
 } from "./errors.js";
-export {
-  type AgentDefaults,
-  createAgent,
-  createAgentFactory,
-  createBareAgent,
-  defineAgent,
-} from "./factories.js";
+export { type AgentDefaults, createAgentFactory, createBareAgent } from "./factories.js";
 export { defineHistoryStore, type HistoryStore, type HistoryStoreMethods } from "./history-store.js";
 export {
   type AgentHooks,

@@ -1,6 +1,6 @@
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import type { AssistantModelMessage, ModelMessage, UserContentBlock, UserModelMessage } from "./messages.js";
+import type { AssistantModelMessage, ModelMessage } from "./messages.js";
 import type { ModelRequest } from "./model-client.js";
 import { toOutputFormatParam, toThinkingParam } from "./provider-params.js";
 
@@ -38,7 +38,7 @@ export async function buildModelRequest(
   const request: ModelRequest = {
     model: runtime.model,
     maxTokens: runtime.maxTokens,
-    messages: mergeConsecutiveUserMessages(messages.map(toWireMessage)),
+    messages: messages.map(toWireMessage),
     tools,
     signal,
   };
@@ -50,28 +50,6 @@ export async function buildModelRequest(
   const outputFormat = toOutputFormatParam(options.outputFormat ?? defaults.outputFormat);
   if (outputFormat) request.outputFormat = outputFormat;
   return request;
-}
-
-/**
- * Input a runtime admits between turns (team handoff reports) is stored as its own user message after the tool
- * results. The Messages API wants roles to alternate, so consecutive user messages go out as one: the earlier
- * message's blocks (tool_results first, as the API requires) followed by the later one's.
- */
-export function mergeConsecutiveUserMessages(messages: ModelMessage[]): ModelMessage[] {
-  const merged: ModelMessage[] = [];
-  for (const message of messages) {
-    const previous = merged.at(-1);
-    if (previous?.role === "user" && message.role === "user") {
-      merged[merged.length - 1] = { role: "user", content: [...blocksOf(previous), ...blocksOf(message)] };
-    } else {
-      merged.push(message);
-    }
-  }
-  return merged;
-}
-
-function blocksOf(message: UserModelMessage): UserContentBlock[] {
-  return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 }
 
 /** Provider metadata (providerResponseId, model) stays in our history but is not part of the wire format. */

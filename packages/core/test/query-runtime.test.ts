@@ -66,24 +66,22 @@ describe("QueryRuntime seam", () => {
 
     expect(log).toEqual(["queued first", "queued second", "finished second", "finished first", "admitted"]);
     expect(client.requests).toHaveLength(2);
-    // The second request carries the tool results, then the reports in handoff order, as one user turn.
-    const last = client.requests[1]!.messages.at(-1)!;
-    expect(last.role).toBe("user");
-    expect(last.content).toEqual([
+    // The second request carries the tool results, then the reports in handoff order as the next user message
+    // (the Messages API reads consecutive user messages as one turn).
+    const [results, reports] = client.requests[1]!.messages.slice(-2);
+    expect(results!.content).toEqual([
       expect.objectContaining({ type: "tool_result", tool_use_id: "t1" }),
       expect.objectContaining({ type: "tool_result", tool_use_id: "t2" }),
-      { type: "text", text: "report for first" },
-      { type: "text", text: "report for second" },
     ]);
-    // History keeps the admitted input as its own user message (the wire merges it).
-    const history = await lead.getHistory();
-    expect(history.at(-2)).toEqual({
+    expect(reports).toEqual({
       role: "user",
       content: [
         { type: "text", text: "report for first" },
         { type: "text", text: "report for second" },
       ],
     });
+    // The history (and a store) keep them the same way.
+    expect((await lead.getHistory()).slice(-3, -1)).toEqual(client.requests[1]!.messages.slice(-2));
     // What the runtime emitted while waiting reached the consumer, between the tool results and the next turn.
     const order = messages.map(message => message.type);
     expect(order.indexOf("system", 1)).toBeGreaterThan(order.indexOf("user"));
