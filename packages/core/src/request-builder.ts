@@ -16,6 +16,8 @@ export async function buildModelRequest(
   /** Per-query system-prompt additions (the skills section). */
   extraSystem?: string,
 ): Promise<ModelRequest> {
+  // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
+  await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"] = extraSystem
