@@ -79,6 +79,44 @@ export function activeResources(): Record<string, number> {
   return counts;
 }
 
+/** Describes the child processes still holding a handle (for failure messages). */
+export function childHandles(): string {
+  return (
+    process as unknown as {
+      _getActiveHandles(): Array<{ pid?: number; spawnfile?: string; spawnargs?: string[] }>;
+    }
+  )
+    ._getActiveHandles()
+    .filter(handle => typeof handle.pid === "number")
+    .map(handle => `${handle.pid}: ${handle.spawnargs?.join(" ")}`)
+    .join("; ");
+}
+
+/**
+ * Resources of each type beyond the baseline (what a test created and did not release). The runner's own timers
+ * may come and go, so fewer than the baseline is fine.
+ */
+export function leftovers(baseline: Record<string, number>): Record<string, number> {
+  const extra: Record<string, number> = {};
+  for (const [type, count] of Object.entries(activeResources())) {
+    if (count > (baseline[type] ?? 0)) extra[type] = count - (baseline[type] ?? 0);
+  }
+  return extra;
+}
+
+/** Waits until nothing is left beyond the baseline; fails naming what is. */
+export async function nothingLeftSince(baseline: Record<string, number>, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Object.keys(leftovers(baseline)).length > 0) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Still active beyond the baseline: ${JSON.stringify(leftovers(baseline))} ${childHandles()}`,
+      );
+    }
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}
+
 /** Waits until `check()` holds, polling; fails after `ms`. */
 export async function eventually(check: () => boolean, ms = 3000, what = "condition"): Promise<void> {
   const deadline = Date.now() + ms;
