@@ -98,9 +98,12 @@ export async function openConnection(plan: ConnectionPlan): Promise<MCPConnectio
   };
 }
 
-/** The server went away during the handshake: say so in place of the SDK's bare "Connection closed". */
+/** JSON-RPC code of the SDK's "Connection closed". */
+const CONNECTION_CLOSED = -32000;
+
+/** The server went away during the handshake: say why in place of the SDK's bare "Connection closed". */
 function withLoss(error: unknown, lost: string): unknown {
-  if (!(error instanceof Error)) return error;
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== CONNECTION_CLOSED) return error;
   const wrapped = new Error(`${error.message}: ${lost}`, { cause: error });
   (wrapped as { code?: unknown }).code = (error as { code?: unknown }).code;
   return wrapped;
