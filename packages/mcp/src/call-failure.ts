@@ -29,7 +29,10 @@ export function describeCallFailure(failure: CallFailure): string {
       "cancelled. It may still have had an effect. Try a smaller request; the host can raise timeoutMs."
     );
   }
-  if (failure.closedBecause !== undefined || code === CONNECTION_CLOSED || message === "Not connected") {
+  if (message === "Not connected") {
+    return `MCP server "${server}" is not connected, so tool "${tool}" did not run. The host must reconnect it.`;
+  }
+  if (failure.closedBecause !== undefined || code === CONNECTION_CLOSED) {
     const why = failure.closedBecause ? `: ${failure.closedBecause}` : "";
     return (
       `MCP server "${server}" stopped while tool "${tool}" was running${why}. The call's outcome is unknown, and ` +

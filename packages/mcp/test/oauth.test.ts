@@ -23,7 +23,10 @@ const server = {
     await (await fetch(`${this.base}/test/${action}`, { method: "POST" })).json();
   },
   async state(): Promise<{ grants: string[]; seenHeaders: Array<Record<string, string>> }> {
-    return (await fetch(`${this.base}/test/state`)).json();
+    return (await (await fetch(`${this.base}/test/state`)).json()) as {
+      grants: string[];
+      seenHeaders: Array<Record<string, string>>;
+    };
   },
 };
 const open: MCPStreamableHTTPConnection[] = [];
