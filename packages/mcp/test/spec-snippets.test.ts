@@ -1,8 +1,9 @@
-// The README's "MCP Tools" snippets, run as written (agent-lattice's createAgent here comes from core, which the
-// umbrella re-exports; the provider is the mock Anthropic server). FEATURES M1, M2, M3.
+// The README's "MCP Tools" snippets, run as written. createAgent is core's factory without the umbrella's default
+// workspace (an adapter does not import the built-in tools); the provider is the mock Anthropic server.
+// FEATURES M1, M2, M3.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createAgent } from "@agent-lattice/core";
+import { createAgentFactory } from "@agent-lattice/core";
 import { textTurn, toolTurn } from "@agent-lattice/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -16,6 +17,7 @@ import {
 import { eventually, fixture, mockModel, toolResults } from "./helpers.js";
 import { TestOAuthClientProvider } from "./oauth-client.js";
 
+const { createAgent } = createAgentFactory();
 let http: ChildProcess;
 let base = "";
 
