@@ -9,8 +9,8 @@ export {
   type MCPToolSource,
 } from "./mcp-tools.js";
 export {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   type MCPConnectOptions,
   type MCPStdioServerOptions,
   type MCPStdioServerParameters,
@@ -20,4 +20,4 @@ export {
 } from "./options.js";
 export { connectMCPStdioServer, type MCPStdioConnection } from "./stdio.js";
 export { connectMCPStreamableHTTPServer, type MCPStreamableHTTPConnection } from "./streamable-http.js";
-export { MAX_TOOL_NAME_LENGTH, NAME_SEPARATOR } from "./tool-names.js";
+export { MCP_TOOL_NAME_SEPARATOR } from "./tool-names.js";

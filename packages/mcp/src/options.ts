@@ -4,9 +4,9 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import { assertNamePrefix } from "./tool-names.js";
 
 /** Deadline of one tool call unless `timeoutMs` says otherwise (the MCP SDK's own default). */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
 /** Deadline of the handshake and first tool listing unless `connectTimeoutMs` says otherwise. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 
 /** A tool as an MCP server lists it (`tools/list`). */
 export interface MCPToolInfo {
@@ -117,7 +117,7 @@ export function resolveToolSettings(
   }
   return {
     namePrefix: given.namePrefix,
-    timeoutMs: given.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    timeoutMs: given.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
     listChanged: given.listChanged ?? true,
     filter: given.filter,
   };
@@ -129,7 +129,7 @@ export function resolveConnectTimeout(options: MCPConnectOptions | undefined, la
   if (info !== undefined && (typeof info?.name !== "string" || typeof info?.version !== "string")) {
     throw new InvalidOptionError(`${label}.clientInfo must be { name: string, version: string }.`);
   }
-  return options?.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  return options?.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
 }
 
 export function validateStdioParameters(server: MCPStdioServerParameters): void {

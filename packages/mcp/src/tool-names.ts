@@ -1,10 +1,12 @@
 import { InvalidOptionError } from "@agent-lattice/core";
 
-/** The tool names model APIs accept (Anthropic's limit; stricter than MCP's 128 characters and its dots). */
-export const MODEL_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-export const MAX_TOOL_NAME_LENGTH = 64;
+/**
+ * Model APIs accept tool names matching /^[a-zA-Z0-9_-]{1,64}$/ (Anthropic's limit), stricter than MCP's 128
+ * characters with dots.
+ */
+const MAX_TOOL_NAME_LENGTH = 64;
 /** Between the prefix and the server's tool name: `docs` + `search` → `docs_search`. */
-export const NAME_SEPARATOR = "_";
+export const MCP_TOOL_NAME_SEPARATOR = "_";
 /** A prefix leaves room for a readable tool name. */
 export const MAX_PREFIX_LENGTH = 32;
 
@@ -27,7 +29,7 @@ export function assertNamePrefix(prefix: unknown, label: string): void {
  * collide (which needs a hash collision).
  */
 export function modelToolNames(names: readonly string[], prefix: string | undefined): Map<string, string> {
-  const head = prefix ? `${prefix}${NAME_SEPARATOR}` : "";
+  const head = prefix ? `${prefix}${MCP_TOOL_NAME_SEPARATOR}` : "";
   const room = MAX_TOOL_NAME_LENGTH - head.length;
   const sanitized = new Map<string, { name: string; altered: boolean; cut: boolean }>();
   const producers = new Map<string, number>();
