@@ -1,6 +1,7 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { traceCacheControlFallback } from "./cache-control-fallback.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
 import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
@@ -144,6 +145,7 @@ async function* runTurns(
       scope.dispose();
     }
 
+    await traceCacheControlFallback(runtime.promptCache, trace);
     addUsage(state.usage, response.usage);
     state.stopReason = response.stopReason;
     if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {
