@@ -8,10 +8,8 @@ export {
   type AnthropicErrorBody,
   cacheBreakpoints,
   createScriptedModelClient,
-  DEFAULT_CHUNK_SIZE,
   defaultMinCacheableTokens,
   dropConnection,
-  encodeSseEvent,
   estimateTokens,
   hang,
   httpError,
@@ -20,7 +18,6 @@ export {
   type MockAnthropicServerOptions,
   type MockContentBlock,
   type MockFault,
-  type MockMessage,
   type MockResponder,
   type MockScriptItem,
   type MockToolCall,
@@ -57,8 +54,6 @@ export {
   toolTurn,
   toolUse,
   turn,
-  turnToMessage,
-  turnToStreamEvents,
   unauthorized,
 } from "@agent-lattice/testing";
 export { createAgent, defineAgent } from "./create-agent.js";

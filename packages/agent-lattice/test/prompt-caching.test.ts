@@ -4,6 +4,7 @@ import { rm } from "node:fs/promises";
 import {
   type AgentOptions,
   createAgent,
+  type MockScriptItem,
   promptBlocks,
   type RecordedRequest,
   skill,
@@ -27,7 +28,7 @@ const echo = tool("echo", "Echo text back", z.object({ text: z.string() }), asyn
 }));
 const review = skill({ name: "code-review", description: "Review code", instructions: "List bugs first." });
 
-async function cachingServer(script: Parameters<typeof startMockAnthropicServer>[0]["script"]) {
+async function cachingServer(script: MockScriptItem[]) {
   const server = await startMockAnthropicServer({ script, promptCache: true });
   servers.push(server);
   return server;

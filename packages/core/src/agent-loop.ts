@@ -4,27 +4,38 @@ import type { AgentRuntime } from "./agent-runtime.js";
 import { traceCacheControlFallback } from "./cache-control-fallback.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
-import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
+import {
+  AbortError,
+  AgentLatticeError,
+  APIError,
+  InvalidOptionError,
+  MaxTurnsError,
+  MissingOutputError,
+} from "./errors.js";
 import { EventChannel } from "./event-channel.js";
 import {
   type AssistantModelMessage,
   type PromptInput,
   type ToolResultBlock,
+  type ToolUseBlock,
   textOf,
   toolUsesOf,
+  type UserContentBlock,
 } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
+import type { QueryRuntime } from "./query-runtime.js";
 import { buildModelRequest } from "./request-builder.js";
 import { type QueryControl, RequestScope } from "./request-deadline.js";
-import { errorData, RunTrace } from "./run-trace.js";
+import { errorData, RunTrace, redactingTracer, type TraceEventHook } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
-import { runToolBatch } from "./tool-batch.js";
+import { type CallTiming, runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
+import type { ModelRequestData, ResultData, ToolResultData } from "./trace-events.js";
 import type { ContextTracer } from "./tracer.js";
-import { addUsage, emptyUsage, type Usage } from "./usage.js";
+import { addUsage, emptyUsage, normalizeUsage, type Usage } from "./usage.js";
 
 export type { QueryControl } from "./request-deadline.js";
 
@@ -48,21 +59,26 @@ export async function* runQuery(
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, void, undefined> {
-  const trace = new RunTrace(
-    tracersOf(runtime, options),
-    runtime.sessionId,
-    runtime.name ?? "agent",
-    options.parentRunId,
-  );
+  const onTraceEvent = runtime.hooks?.onTraceEvent?.bind(runtime.hooks);
+  const redact: TraceEventHook | undefined = onTraceEvent
+    ? event => onTraceEvent({ event, context: options.context })
+    : undefined;
+  const trace = new RunTrace(tracersOf(runtime, options), {
+    sessionId: runtime.sessionId,
+    source: runtime.name ?? "agent",
+    parentRunId: options.parentRunId,
+    parentToolUseId: options.parentToolUseId,
+    hook: redact,
+  });
   try {
     await runtime.conversation.ensureLoaded();
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
     await runtime.conversation.append({ role: "user", content: prompt });
-    if (trace.enabled) await trace.emit("user_message", { content: prompt });
+    if (trace.enabled) await trace.emit("user_message", { content: prompt, origin: "prompt" });
     const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
-    const result = yield* runTurns(runtime, options, control, trace, skills);
+    const result = yield* runTurns(runtime, options, control, trace, skills, redact);
     if (trace.enabled) await trace.emit("result", resultData(result));
     yield result;
   } catch (error) {
@@ -86,6 +102,7 @@ async function* runTurns(
   control: QueryControl,
   trace: RunTrace,
   skills: string | undefined,
+  redact: TraceEventHook | undefined,
 ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
   const state: QueryState = {
     startedAt: Date.now(),
@@ -100,9 +117,13 @@ async function* runTurns(
   const querySignal = options.signal ?? new AbortController().signal;
   const newScope = () => new RequestScope(querySignal, control, timeoutMs);
   const finish = async (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) => {
-    if (extra.error && trace.enabled) await trace.emit("error", { error: errorData(extra.error) });
+    if (extra.error && trace.enabled) {
+      await trace.emit("error", { error: errorData(extra.error), turn: state.turns });
+    }
     return resultMessage(runtime, state, subtype, extra);
   };
+  // Delegated agents receive the query's tracer behind this agent's redaction, so it covers their events too.
+  const childTracer = options.tracer && redact ? redactingTracer(options.tracer, redact) : options.tracer;
   const compact = (trigger: "threshold" | "recovery") =>
     compactHistory(runtime, trigger, state, newScope, trace);
 
@@ -120,9 +141,11 @@ async function* runTurns(
     const scope = newScope();
     let response: ModelResponse;
     let message: AssistantModelMessage;
+    let requestedAt = Date.now();
     try {
       // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
       const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills);
+      requestedAt = Date.now();
       if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns));
       try {
         response = streaming
@@ -161,7 +184,9 @@ async function* runTurns(
         turn: state.turns,
         message,
         stop_reason: response.stopReason,
-        usage: response.usage ?? {},
+        usage: normalizeUsage(response.usage),
+        started_at: new Date(requestedAt).toISOString(),
+        duration_ms: Date.now() - requestedAt,
       });
     }
     yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
@@ -173,47 +198,47 @@ async function* runTurns(
     }
     if (trace.enabled)
       for (const call of calls)
-        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input });
+        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input, turn: state.turns });
 
-    let outcomes: ToolCallOutcome[];
     const nested = new EventChannel<SDKMessage>();
-    try {
-      const batch = runToolBatch(calls, {
-        tools: runtime.tools.byName,
-        permission: runtime.permission,
-        context: options.context,
-        signal: querySignal,
-        sessionId: runtime.sessionId,
-        permissions: options.permissions ?? {},
-        concurrency: runtime.concurrency,
-        policy: runtime.toolBatchPolicy,
-        hooks: runtime.hooks,
-        structuredOutput: runtime.outputSchema !== undefined,
-        truncated: response.stopReason === "max_tokens",
-        emit: message => nested.push(message),
-        run: {
-          runId: trace.runId,
-          tracer: options.tracer,
-          requestTimeoutMs: options.requestTimeoutMs,
-          interrupted: control.interruptController.signal,
-        },
-      });
-      // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
-      outcomes = yield* nested.drainUntil(batch);
-    } catch (hookError) {
+    const turn = state.turns;
+    const batch = runToolBatch(calls, {
+      tools: runtime.tools.byName,
+      permission: runtime.permission,
+      context: options.context,
+      signal: querySignal,
+      sessionId: runtime.sessionId,
+      permissions: options.permissions ?? {},
+      concurrency: runtime.concurrency,
+      policy: runtime.toolBatchPolicy,
+      hooks: runtime.hooks,
+      structuredOutput: runtime.outputSchema !== undefined,
+      truncated: response.stopReason === "max_tokens",
+      emit: message => nested.push(message),
+      run: {
+        runId: trace.runId,
+        tracer: childTracer,
+        requestTimeoutMs: options.requestTimeoutMs,
+        interrupted: control.interruptController.signal,
+        runtime: options.runtime,
+      },
+      onResult: trace.enabled
+        ? (call, outcome, timing) =>
+            trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
+        : undefined,
+    });
+    // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
+    const { outcomes, failure } = yield* nested.drainUntil(batch);
+    if (failure?.kind === "hook") {
       // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
       // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
       await runtime.conversation.append({ role: "user", content: calls.map(withheldResult) });
-      throw hookError;
+      throw failure.error;
     }
     for (const outcome of outcomes) addUsage(state.usage, outcome.usage);
     const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
     await runtime.conversation.append({ role: "user", content: results });
-    if (trace.enabled) {
-      for (const [index, block] of results.entries()) {
-        await trace.emit("tool_result", { ...block, name: calls[index]!.name });
-      }
-    }
+    if (failure) throw failure.error; // a tracer created with failOnError: the history is already complete
     yield {
       type: "user",
       message: { role: "user", content: results },
@@ -223,7 +248,75 @@ async function* runTurns(
 
     const ending = outcomes.find(outcome => outcome.endTurn);
     if (ending) return finish(...(await endTurnResult(runtime, ending)));
+
+    // The runtime seam: a runtime (a team) may hold the next request until input it awaits has arrived.
+    if (options.runtime?.pendingInput) {
+      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, querySignal, turn);
+      if (admitted === "stopped") continue; // the loop's top reports the abort or interrupt
+      if (admitted.length) {
+        await runtime.conversation.append({ role: "user", content: admitted });
+        if (trace.enabled) await trace.emit("user_message", { content: admitted, origin: "runtime" });
+      }
+    }
   }
+}
+
+/**
+ * Asks the query's runtime for input to admit before the next request, streaming what it emits while it waits.
+ * Returns "stopped" when the query was aborted or interrupted meanwhile (the runtime's signal fired).
+ */
+async function* admitPendingInput(
+  queryRuntime: QueryRuntime,
+  runtime: AgentRuntime,
+  trace: RunTrace,
+  control: QueryControl,
+  querySignal: AbortSignal,
+  turn: number,
+): AsyncGenerator<SDKMessage, UserContentBlock[] | "stopped", undefined> {
+  const stop = AbortSignal.any([querySignal, control.interruptController.signal]);
+  const channel = new EventChannel<SDKMessage>();
+  const pending = Promise.resolve(
+    queryRuntime.pendingInput!({
+      turn,
+      sessionId: runtime.sessionId,
+      runId: trace.runId,
+      signal: stop,
+      emit: message => channel.push(message),
+    }),
+  );
+  const input = yield* channel.drainUntil(
+    raceAbort(pending, stop).catch(error => {
+      if (stop.aborted) return "stopped" as const;
+      throw error;
+    }),
+  );
+  if (input === "stopped" || stop.aborted) return "stopped";
+  if (input !== undefined && !Array.isArray(input)) {
+    throw new InvalidOptionError(
+      "QueryRuntime.pendingInput() must return an array of content blocks (or undefined for nothing to admit).",
+    );
+  }
+  return input ?? [];
+}
+
+function toolResultData(
+  runtime: AgentRuntime,
+  call: ToolUseBlock,
+  outcome: ToolCallOutcome,
+  timing: CallTiming,
+  turn: number,
+): ToolResultData {
+  return {
+    tool_use_id: call.id,
+    name: call.name,
+    kind: runtime.tools.byName.get(call.name)?.kind ?? "tool",
+    content: outcome.block.content,
+    is_error: outcome.block.is_error === true,
+    turn,
+    started_at: new Date(timing.startedAt).toISOString(),
+    ended_at: new Date(timing.endedAt).toISOString(),
+    duration_ms: timing.endedAt - timing.startedAt,
+  };
 }
 
 function canRecover(runtime: AgentRuntime, state: QueryState): boolean {
@@ -322,21 +415,21 @@ function resultMessage(
   };
 }
 
-function requestData(request: ModelRequest, turn: number): Record<string, unknown> {
+function requestData(request: ModelRequest, turn: number): ModelRequestData {
   return {
     turn,
     model: request.model,
     max_tokens: request.maxTokens,
     system: request.system,
     tools: request.tools.map(spec => spec.name),
-    messages: request.messages,
+    messages: [...request.messages],
     ...(request.thinking ? { thinking: request.thinking } : {}),
     ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
     ...(request.outputFormat ? { output_format: request.outputFormat } : {}),
   };
 }
 
-function resultData(result: SDKResultMessage): Record<string, unknown> {
+function resultData(result: SDKResultMessage): ResultData {
   const { type: _type, session_id: _session, error, ...rest } = result;
   return { ...rest, ...(error ? { error: errorData(error) } : {}) };
 }

@@ -12,6 +12,7 @@ import {
   type ThinkingConfig,
   validateProviderParams,
 } from "./provider-params.js";
+import type { QueryRuntime } from "./query-runtime.js";
 import { isSchemaLike } from "./schema.js";
 import { assertSkills, type Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -25,7 +26,7 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 100;
 
 /** Options of createAgent() / createBareAgent(). Unknown keys throw. */
-export interface AgentOptions<TContext = unknown> {
+export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Model name, passed to the provider unchanged. */
   model: string;
   /** Provider API key. Defaults to the ANTHROPIC_API_KEY environment variable. */
@@ -57,7 +58,7 @@ export interface AgentOptions<TContext = unknown> {
   /** Ask the provider for JSON final text ("json") or JSON matching a schema; the text is returned unchanged. */
   outputFormat?: OutputFormat;
   /** The run must deliver a typed result through the injected submit_output tool. */
-  outputSchema?: OutputSchema;
+  outputSchema?: OutputSchema<TOutput>;
   /** Which calls of one model response may run at the same time. */
   toolConcurrency?: ToolConcurrency;
   /** Sees each whole tool batch before any tool runs and may reject it. */
@@ -130,6 +131,10 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   parentRunId?: string;
   /** Overrides the agent's promptCaching for this query. */
   promptCaching?: PromptCaching;
+  /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
+  parentToolUseId?: string;
+  /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
+  runtime?: QueryRuntime;
 }
 
 export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -145,9 +150,11 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "tracer",
   "parentRunId",
   "promptCaching",
+  "parentToolUseId",
+  "runtime",
 ]);
 
-export function validateAgentOptions(options: AgentOptions<any>): void {
+export function validateAgentOptions(options: AgentOptions<any, any>): void {
   if (options === null || typeof options !== "object") {
     throw new InvalidOptionError(
       'AgentOptions: expected an options object such as { model: "claude-sonnet-4-6" }.',
@@ -206,6 +213,26 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   validatePromptCaching(options?.promptCaching, "QueryOptions");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
+  }
+  for (const key of ["parentRunId", "parentToolUseId"] as const) {
+    if (options?.[key] !== undefined && (typeof options[key] !== "string" || options[key] === "")) {
+      throw new InvalidOptionError(`QueryOptions.${key} must be a non-empty string.`);
+    }
+  }
+  validateQueryRuntime(options?.runtime);
+}
+
+function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
+  if (runtime === undefined) return;
+  const ok =
+    !!runtime &&
+    typeof runtime === "object" &&
+    (runtime.delegate === undefined || typeof runtime.delegate === "function") &&
+    (runtime.pendingInput === undefined || typeof runtime.pendingInput === "function");
+  if (!ok) {
+    throw new InvalidOptionError(
+      "QueryOptions.runtime must be a QueryRuntime: an object with optional delegate(request, extra) and pendingInput(boundary) methods.",
+    );
   }
 }
 

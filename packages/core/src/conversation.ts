@@ -41,6 +41,11 @@ export class Conversation {
     if (this.store) await persist(this.store, store => store.append(message));
   }
 
+  /** Releases the store's handles (Agent.close()); the store reopens on its next use. */
+  async release(): Promise<void> {
+    if (this.store) await persist(this.store, store => store.close?.() ?? Promise.resolve());
+  }
+
   /** Rewrites the whole history (compaction, replaceHistory) and the store with it; suppresses a pending load. */
   async replace(messages: ModelMessage[]): Promise<void> {
     this.#superseded = true;

@@ -30,14 +30,18 @@ export interface AgentDefaults {
  * built-in workspace tools; core never imports them.
  */
 export function createAgentFactory(defaults: AgentDefaults = {}) {
-  function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+  function createAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): Agent<TContext, TOutput> {
     validateAgentOptions(options);
     assertModelAccess(options);
     const provider = options.workspace === false ? undefined : (options.workspace ?? defaults.workspace);
     return buildAgent(options, provider);
   }
   /** A template: the same options, no state. spawn() makes an independent session (a createAgent() call). */
-  function defineAgent<TContext = unknown>(options: AgentOptions<TContext>): AgentSpec<TContext> {
+  function defineAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): AgentSpec<TContext, TOutput> {
     validateAgentOptions(options);
     assertModelAccess(options);
     const frozen = Object.freeze({ ...options });
@@ -45,26 +49,16 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
       kind: "agent_spec" as const,
       name: options.name,
       options: frozen,
-      spawn: () => createAgent<TContext>({ ...frozen }),
+      spawn: () => createAgent<TContext, TOutput>({ ...frozen }),
     });
   }
   return { createAgent, defineAgent };
 }
 
-const coreFactory = createAgentFactory();
-
-/**
- * createAgent() from @agent-lattice/core has no default workspace: without `options.workspace` it runs
- * bare, exactly like createBareAgent(). The `agent-lattice` package's createAgent() adds the private
- * workspace and built-in file/shell tools.
- */
-export const createAgent = coreFactory.createAgent;
-
-/** defineAgent() from @agent-lattice/core: spawns sessions with core's createAgent() (no default workspace). */
-export const defineAgent = coreFactory.defineAgent;
-
 /** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
-export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+export function createBareAgent<TContext = unknown, TOutput = unknown>(
+  options: AgentOptions<TContext, TOutput>,
+): Agent<TContext, TOutput> {
   validateAgentOptions(options);
   if (options.workspace !== undefined && options.workspace !== false) {
     throw new InvalidOptionError(
@@ -75,7 +69,10 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
   return buildAgent(options, undefined);
 }
 
-function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
+function buildAgent<TContext, TOutput>(
+  options: AgentOptions<TContext, TOutput>,
+  provider: WorkspaceProvider | undefined,
+): Agent<TContext, TOutput> {
   const sessionId = globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
@@ -96,7 +93,7 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
   const promptCache = new PromptCacheState();
-  const agent = new Agent<TContext>({
+  const agent = new Agent<TContext, TOutput>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -118,13 +115,15 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     tracer: options.tracer,
     skills,
     name: options.name,
+    workspace,
+    sessionNamed: false,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;
 }
 
 /** Fails at assembly when the built-in client would have no API key. */
-function assertModelAccess(options: AgentOptions<any>): void {
+function assertModelAccess(options: AgentOptions<any, any>): void {
   if (options.modelClient || options.apiKey || process.env.ANTHROPIC_API_KEY) return;
   throw new InvalidOptionError(
     "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
@@ -132,7 +131,7 @@ function assertModelAccess(options: AgentOptions<any>): void {
   );
 }
 
-function defaultClient(options: AgentOptions<any>): ModelClient {
+function defaultClient(options: AgentOptions<any, any>): ModelClient {
   return createAnthropicModelClient({
     apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),

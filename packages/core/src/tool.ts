@@ -2,6 +2,7 @@ import { InvalidOptionError } from "./errors.js";
 import type { ToolResultContent } from "./messages.js";
 import type { JsonSchemaObject } from "./model-client.js";
 import { assertKnownOptions } from "./option-validation.js";
+import type { QueryRuntime } from "./query-runtime.js";
 import { type InferSchema, isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { SDKMessage } from "./sdk-messages.js";
 import type { ContextTracer } from "./tracer.js";
@@ -45,12 +46,14 @@ export interface ToolHandlerExtra<TContext = unknown> {
 export interface RunContext {
   /** This run's id: child runs record it as their parent_run_id. */
   runId: string;
-  /** The query's own tracer, propagated to delegated agents. */
+  /** The query's own tracer (behind the agent's onTraceEvent redaction), propagated to delegated agents. */
   tracer: ContextTracer | undefined;
   /** The query's requestTimeoutMs override, propagated to delegated agents. */
   requestTimeoutMs: number | undefined;
   /** Aborted when the query is interrupted, so running delegated agents can be interrupted too. */
   interrupted: AbortSignal;
+  /** The runtime hosting the query (a team), when there is one; see QueryRuntime. */
+  runtime: QueryRuntime | undefined;
 }
 
 export type ToolHandler<TInput, TContext = unknown> = (

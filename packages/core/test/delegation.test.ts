@@ -12,8 +12,8 @@ import { z } from "zod/v4";
 import {
   type AgentLike,
   agentTool,
+  createAgentFactory,
   createBareAgent,
-  defineAgent,
   defineContextTracer,
   delegateTool,
   type SDKMessage,
@@ -21,6 +21,8 @@ import {
   tool,
 } from "../src/index.js";
 import { collect, contentText, mockServer, unmarked } from "./helpers.js";
+
+const { defineAgent } = createAgentFactory();
 
 const reviewSchema = z.object({ approved: z.boolean(), issues: z.array(z.string()) });
 type Body = {

@@ -400,7 +400,7 @@ describe("a provider that refuses cache_control never breaks the first run", () 
     const notes = events.filter(event => event.type === "error" && event.data.during === "prompt_caching");
     expect(notes).toHaveLength(1);
     expect(notes[0]!.data).toMatchObject({ recovered: true });
-    expect(String((notes[0]!.data.error as { message: string }).message)).toContain("cache_control");
+    expect((notes[0]!.data as { error: { message: string } }).error.message).toContain("cache_control");
   });
 
   it("the same on the non-streaming path", async () => {

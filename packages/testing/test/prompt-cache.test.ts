@@ -342,8 +342,8 @@ describe("prompt-cache simulation in the mock server", () => {
     expect(second.usage.input_tokens).toBe(outcome.usage.input_tokens);
     expect(outcome.totalTokens).toBe(
       second.usage.input_tokens +
-        second.usage.cache_read_input_tokens +
-        second.usage.cache_creation_input_tokens,
+        (second.usage.cache_read_input_tokens ?? 0) +
+        (second.usage.cache_creation_input_tokens ?? 0),
     );
     expect(outcome.breakpoints).toEqual([
       { location: "system.0", position: 0, prefixTokens: systemTokens, ttl: "5m" },
