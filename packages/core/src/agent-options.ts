@@ -73,6 +73,13 @@ export interface AgentOptions<TContext = unknown> {
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
   skills?: Skill[];
+  /**
+   * This session's id (default: a random UUID). Name it to resume a session in a new process: with the same
+   * historyStore it continues the conversation, and the workspace provider maps the same id to the same private
+   * workspace, so the earlier files are there. Two live agents with one id share that workspace. Not accepted by
+   * defineAgent(): every spawn is a new session.
+   */
+  sessionId?: string;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -101,6 +108,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "skills",
+  "sessionId",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -177,10 +185,27 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
+  assertSessionId(options.sessionId);
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
       "AgentOptions.modelClient must implement the ModelClient port: { create(request), stream?(request) }.",
+    );
+  }
+}
+
+/** Session ids name workspaces, traces and history: printable, bounded, never blank. */
+function assertSessionId(sessionId: unknown): void {
+  if (sessionId === undefined) return;
+  if (
+    typeof sessionId !== "string" ||
+    sessionId.trim() === "" ||
+    sessionId.length > 200 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
+    /[\u0000-\u001f\u007f]/.test(sessionId)
+  ) {
+    throw new InvalidOptionError(
+      `AgentOptions.sessionId must be a non-empty string of at most 200 printable characters (for example "ada" or a UUID), got ${JSON.stringify(sessionId)}.`,
     );
   }
 }

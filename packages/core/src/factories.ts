@@ -37,6 +37,12 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
   /** A template: the same options, no state. spawn() makes an independent session (a createAgent() call). */
   function defineAgent<TContext = unknown>(options: AgentOptions<TContext>): AgentSpec<TContext> {
     validateAgentOptions(options);
+    if (options.sessionId !== undefined) {
+      throw new InvalidOptionError(
+        "defineAgent(): sessionId is not allowed on a template, because every spawn() is a new session and would " +
+          "share the id (and its workspace). Pass sessionId to createAgent() for the one session you want to name or resume.",
+      );
+    }
     assertModelAccess(options);
     const frozen = Object.freeze({ ...options });
     return Object.freeze({
@@ -74,7 +80,7 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
 }
 
 function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
-  const sessionId = globalThis.crypto.randomUUID();
+  const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
     ...(options.name !== undefined ? { agentName: options.name } : {}),
