@@ -40,8 +40,8 @@ type Token =
   | { kind: "star" }
   | { kind: "class"; negate: boolean; test: (char: string) => boolean };
 
-/** One `/`-separated part of a pattern: `**`, or a token list matched against one path segment. */
-type Segment = { kind: "globstar" } | { kind: "tokens"; tokens: Token[] };
+/** One `/`-separated part of a pattern: `**`, or a matcher of one path segment. */
+type Segment = { kind: "globstar" } | { kind: "tokens"; test: (segment: string, dot: boolean) => boolean };
 
 /** A matcher for `pattern`. Throws GlobPatternError for a pattern beyond the size limits. */
 export function compileGlob(pattern: string, options: GlobOptions = {}): (path: string) => boolean {
@@ -116,10 +116,11 @@ function removeEscapes(text: string): string {
 function matchSegments(pattern: Segment[], path: string[], dot: boolean): boolean {
   const count = pattern.length;
   let states = new Uint8Array(count + 1);
+  let next = new Uint8Array(count + 1);
   states[0] = 1;
   closeOverGlobstars(pattern, states);
   for (const segment of path) {
-    const next = new Uint8Array(count + 1);
+    next.fill(0);
     let any = false;
     for (let index = 0; index < count; index++) {
       if (states[index] !== 1) continue;
@@ -129,14 +130,14 @@ function matchSegments(pattern: Segment[], path: string[], dot: boolean): boolea
           next[index] = 1;
           any = true;
         }
-      } else if (matchTokens(part.tokens, segment, dot)) {
+      } else if (part.test(segment, dot)) {
         next[index + 1] = 1;
         any = true;
       }
     }
     if (!any) return false;
     closeOverGlobstars(pattern, next);
-    states = next;
+    [states, next] = [next, states];
   }
   return states[count] === 1;
 }
@@ -152,13 +153,14 @@ function closeOverGlobstars(pattern: Segment[], states: Uint8Array): void {
 function matchTokens(tokens: Token[], segment: string, dot: boolean): boolean {
   const count = tokens.length;
   let states = new Uint8Array(count + 1);
+  let next = new Uint8Array(count + 1);
   states[0] = 1;
   closeOverStars(tokens, states);
   let position = 0;
   for (const char of segment) {
     const leadingDot = position === 0 && char === "." && !dot;
     position++;
-    const next = new Uint8Array(count + 1);
+    next.fill(0);
     let any = false;
     for (let index = 0; index < count; index++) {
       if (states[index] !== 1) continue;
@@ -193,9 +195,39 @@ function matchTokens(tokens: Token[], segment: string, dot: boolean): boolean {
     }
     if (!any) return false;
     closeOverStars(tokens, next);
-    states = next;
+    [states, next] = [next, states];
   }
   return states[count] === 1;
+}
+
+/**
+ * The matcher of one segment: literal comparison when it has no wildcard, a prefix/suffix check for the common
+ * single-star forms (`*.ts`, `test*`), the automaton otherwise. All are linear in the segment's length.
+ */
+function segmentMatcher(tokens: Token[]): (segment: string, dot: boolean) => boolean {
+  const stars = tokens.filter(token => token.kind === "star").length;
+  const literalOnly = tokens.every(token => token.kind === "char" || token.kind === "star");
+  if (literalOnly && stars === 0) {
+    const literal = tokens.map(token => (token as { char: string }).char).join("");
+    return segment => segment === literal;
+  }
+  if (literalOnly && stars === 1) {
+    const at = tokens.findIndex(token => token.kind === "star");
+    const prefix = tokens
+      .slice(0, at)
+      .map(token => (token as { char: string }).char)
+      .join("");
+    const suffix = tokens
+      .slice(at + 1)
+      .map(token => (token as { char: string }).char)
+      .join("");
+    return (segment, dot) =>
+      segment.length >= prefix.length + suffix.length &&
+      segment.startsWith(prefix) &&
+      segment.endsWith(suffix) &&
+      (dot || prefix !== "" || !segment.startsWith("."));
+  }
+  return (segment, dot) => matchTokens(tokens, segment, dot);
 }
 
 function closeOverStars(tokens: Token[], states: Uint8Array): void {
@@ -233,7 +265,7 @@ function tokenize(segment: string): Segment {
       tokens.push({ kind: "char", char });
     }
   }
-  return { kind: "tokens", tokens };
+  return { kind: "tokens", test: segmentMatcher(tokens) };
 }
 
 const POSIX_CLASSES: Record<string, (char: string) => boolean> = {

@@ -697,6 +697,7 @@ export const escapeCases: EscapeCase[] = [
     cause: "9 sandbox capabilities",
     name: "remount in a nested user namespace",
     ...bash(p => `unshare -rm sh -c 'mount -o remount,rw / ; echo pwned > ${p.outside}/existing.txt'`),
+    channels: true,
   },
   {
     cause: "9 sandbox capabilities",
