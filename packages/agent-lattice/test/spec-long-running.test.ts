@@ -67,10 +67,11 @@ describe("spec: JSONL Context Tracing (R2)", () => {
         "source",
         "time",
         "type",
+        "v",
       ]);
-      expect(entry).toMatchObject({ session_id: agent.sessionId, seq: index, source: "agent" });
+      expect(entry).toMatchObject({ session_id: agent.sessionId, seq: index, source: "agent", v: 1 });
     }
-    expect(lines[1].data).toEqual({ content: "Remember that my name is Ada." });
+    expect(lines[1].data).toEqual({ content: "Remember that my name is Ada.", origin: "prompt" });
     expect(lines[4].data).toMatchObject({ subtype: "success", result: "Nice to meet you, Ada." });
   });
 

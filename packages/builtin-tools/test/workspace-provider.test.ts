@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgent } from "@agent-lattice/core";
+import { createAgentFactory } from "@agent-lattice/core";
+
+const { createAgent } = createAgentFactory();
+
 import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {

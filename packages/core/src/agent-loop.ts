@@ -1,29 +1,26 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { type BatchStepContext, runBatchStep } from "./batch-step.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
 import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
-import { EventChannel } from "./event-channel.js";
-import {
-  type AssistantModelMessage,
-  type PromptInput,
-  type ToolResultBlock,
-  textOf,
-  toolUsesOf,
-} from "./messages.js";
+import { type AssistantModelMessage, type PromptInput, textOf, toolUsesOf } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
+import { admitPendingInput } from "./pending-input.js";
+import { QueryGuard } from "./query-guard.js";
 import { buildModelRequest } from "./request-builder.js";
 import { type QueryControl, RequestScope } from "./request-deadline.js";
-import { errorData, RunTrace } from "./run-trace.js";
+import { errorData, RunTrace, redactingTracer, type TraceEventHook } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
-import { runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
+import { rejectOversizedToolInputs } from "./tool-input-limits.js";
+import type { ModelRequestData, ResultData } from "./trace-events.js";
 import type { ContextTracer } from "./tracer.js";
-import { addUsage, emptyUsage, type Usage } from "./usage.js";
+import { addUsage, emptyUsage, normalizeUsage, type Usage } from "./usage.js";
 
 export type { QueryControl } from "./request-deadline.js";
 
@@ -40,6 +37,8 @@ export interface QueryState {
 /**
  * The agent loop: request → stream → assemble → tool batch → results → next, as one async generator, so
  * each message is produced only when the consumer asks for the next one (back-pressure, nothing dropped).
+ * Whatever way the query ends — result, error, abort, interrupt, or the consumer leaving early — the guard leaves
+ * the history well-formed and the agent ready for its next query.
  */
 export async function* runQuery(
   runtime: AgentRuntime,
@@ -47,27 +46,38 @@ export async function* runQuery(
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, void, undefined> {
-  const trace = new RunTrace(
-    tracersOf(runtime, options),
-    runtime.sessionId,
-    runtime.name ?? "agent",
-    options.parentRunId,
-  );
+  const onTraceEvent = runtime.hooks?.onTraceEvent?.bind(runtime.hooks);
+  const redact: TraceEventHook | undefined = onTraceEvent
+    ? event => onTraceEvent({ event, context: options.context })
+    : undefined;
+  const trace = new RunTrace(tracersOf(runtime, options), {
+    sessionId: runtime.sessionId,
+    source: runtime.name ?? "agent",
+    parentRunId: options.parentRunId,
+    parentToolUseId: options.parentToolUseId,
+    hook: redact,
+  });
+  const guard = new QueryGuard(options.signal);
+  let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
     await runtime.conversation.append({ role: "user", content: prompt });
-    if (trace.enabled) await trace.emit("user_message", { content: prompt });
+    if (trace.enabled) await trace.emit("user_message", { content: prompt, origin: "prompt" });
     const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
-    const result = yield* runTurns(runtime, options, control, trace, skills);
+    const result = yield* runTurns({ runtime, options, control, trace, guard, redact, skills });
+    completed = true;
     if (trace.enabled) await trace.emit("result", resultData(result));
     yield result;
   } catch (error) {
+    completed = true; // the loop recorded what it ran before throwing; the guard still answers open calls
     // A hook, store or tracer failure the host asked to see: record it where possible, then propagate.
     if (trace.enabled) await trace.emit("error", { error: errorData(error), fatal: true }).catch(() => {});
     throw error;
+  } finally {
+    await guard.settle(runtime.conversation, completed);
   }
 }
 
@@ -78,14 +88,20 @@ function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTr
   return tracers;
 }
 
+interface TurnsContext {
+  runtime: AgentRuntime;
+  options: QueryOptions<any>;
+  control: QueryControl;
+  trace: RunTrace;
+  guard: QueryGuard;
+  redact: TraceEventHook | undefined;
+  /** Per-query system-prompt additions (the skills section). */
+  skills: string | undefined;
+}
+
 /** The turn loop; yields the messages of each turn and returns the result message. */
-async function* runTurns(
-  runtime: AgentRuntime,
-  options: QueryOptions<any>,
-  control: QueryControl,
-  trace: RunTrace,
-  skills: string | undefined,
-): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+  const { runtime, options, control, trace, guard, skills } = context;
   const state: QueryState = {
     startedAt: Date.now(),
     usage: emptyUsage(),
@@ -99,8 +115,20 @@ async function* runTurns(
   const querySignal = options.signal ?? new AbortController().signal;
   const newScope = () => new RequestScope(querySignal, control, timeoutMs);
   const finish = async (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) => {
-    if (extra.error && trace.enabled) await trace.emit("error", { error: errorData(extra.error) });
+    if (extra.error && trace.enabled) {
+      await trace.emit("error", { error: errorData(extra.error), turn: state.turns });
+    }
     return resultMessage(runtime, state, subtype, extra);
+  };
+  const step: BatchStepContext = {
+    runtime,
+    options,
+    control,
+    trace,
+    guard,
+    // Delegated agents receive the query's tracer behind this agent's redaction, so it covers their events too.
+    childTracer:
+      options.tracer && context.redact ? redactingTracer(options.tracer, context.redact) : options.tracer,
   };
   const compact = (trigger: "threshold" | "recovery") =>
     compactHistory(runtime, trigger, state, newScope, trace);
@@ -119,15 +147,17 @@ async function* runTurns(
     const scope = newScope();
     let response: ModelResponse;
     let message: AssistantModelMessage;
+    let requestedAt = Date.now();
     try {
       // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
-      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills);
-      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns));
+      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills, timeoutMs);
+      requestedAt = Date.now();
+      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns), requestedAt);
       try {
         response = streaming
           ? yield* streamTurn(runtime.client, request, scope.controller, runtime.sessionId, state.turns)
           : await raceAbort(runtime.client.create(request), scope.signal);
-        message = normalizeAssistant(response.message);
+        message = rejectOversizedToolInputs(normalizeAssistant(response.message));
       } catch (error) {
         // The partial assistant message is dropped: history holds only completed turns.
         if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
@@ -159,7 +189,9 @@ async function* runTurns(
         turn: state.turns,
         message,
         stop_reason: response.stopReason,
-        usage: response.usage ?? {},
+        usage: normalizeUsage(response.usage),
+        started_at: new Date(requestedAt).toISOString(),
+        duration_ms: Date.now() - requestedAt,
       });
     }
     yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
@@ -169,58 +201,22 @@ async function* runTurns(
       if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
       return finish("success", { result: textOf(message.content) });
     }
-    if (trace.enabled)
-      for (const call of calls)
-        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input });
-
-    let outcomes: ToolCallOutcome[];
-    const nested = new EventChannel<SDKMessage>();
-    try {
-      const batch = runToolBatch(calls, {
-        tools: runtime.tools.byName,
-        permission: runtime.permission,
-        context: options.context,
-        signal: querySignal,
-        sessionId: runtime.sessionId,
-        permissions: options.permissions ?? {},
-        concurrency: runtime.concurrency,
-        policy: runtime.toolBatchPolicy,
-        hooks: runtime.hooks,
-        structuredOutput: runtime.outputSchema !== undefined,
-        truncated: response.stopReason === "max_tokens",
-        emit: message => nested.push(message),
-        run: {
-          runId: trace.runId,
-          tracer: options.tracer,
-          requestTimeoutMs: options.requestTimeoutMs,
-          interrupted: control.interruptController.signal,
-        },
-      });
-      // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
-      outcomes = yield* nested.drainUntil(batch);
-    } catch (hookError) {
-      // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
-      // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
-      await runtime.conversation.append({ role: "user", content: calls.map(withheldResult) });
-      throw hookError;
-    }
+    const turn = state.turns;
+    const outcomes = yield* runBatchStep(step, calls, turn, response.stopReason === "max_tokens");
     for (const outcome of outcomes) addUsage(state.usage, outcome.usage);
-    const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
-    await runtime.conversation.append({ role: "user", content: results });
-    if (trace.enabled) {
-      for (const [index, block] of results.entries()) {
-        await trace.emit("tool_result", { ...block, name: calls[index]!.name });
-      }
-    }
-    yield {
-      type: "user",
-      message: { role: "user", content: results },
-      session_id: runtime.sessionId,
-      turn: state.turns,
-    };
 
     const ending = outcomes.find(outcome => outcome.endTurn);
     if (ending) return finish(...(await endTurnResult(runtime, ending)));
+
+    // The runtime seam: a runtime (a team) may hold the next request until input it awaits has arrived.
+    if (options.runtime?.pendingInput) {
+      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, guard, turn);
+      if (admitted === "stopped") continue; // the loop's top reports the abort or interrupt
+      if (admitted.length) {
+        await runtime.conversation.append({ role: "user", content: admitted });
+        if (trace.enabled) await trace.emit("user_message", { content: admitted, origin: "runtime" });
+      }
+    }
   }
 }
 
@@ -291,15 +287,10 @@ async function endTurnResult(
   return ["success", { result: JSON.stringify(checked.value), structuredResult: checked.value }];
 }
 
-function withheldResult(call: { id: string }): ToolResultBlock {
-  return {
-    type: "tool_result",
-    tool_use_id: call.id,
-    content: "The tool result was withheld because an onToolResult hook failed.",
-    is_error: true,
-  };
-}
-
+/**
+ * The result message. A failed run without text of its own carries the error's message as its `result`, so the
+ * obvious `console.log(result.result)` says why; the typed error is on `error`.
+ */
 function resultMessage(
   runtime: AgentRuntime,
   state: QueryState,
@@ -310,7 +301,7 @@ function resultMessage(
     type: "result",
     subtype,
     is_error: subtype.startsWith("error_"),
-    result: "",
+    result: extra.error ? extra.error.message : "",
     usage: state.usage,
     stop_reason: state.stopReason,
     num_turns: state.turns,
@@ -320,21 +311,21 @@ function resultMessage(
   };
 }
 
-function requestData(request: ModelRequest, turn: number): Record<string, unknown> {
+function requestData(request: ModelRequest, turn: number): ModelRequestData {
   return {
     turn,
     model: request.model,
     max_tokens: request.maxTokens,
     system: request.system,
     tools: request.tools.map(spec => spec.name),
-    messages: request.messages,
+    messages: [...request.messages],
     ...(request.thinking ? { thinking: request.thinking } : {}),
     ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
     ...(request.outputFormat ? { output_format: request.outputFormat } : {}),
   };
 }
 
-function resultData(result: SDKResultMessage): Record<string, unknown> {
+function resultData(result: SDKResultMessage): ResultData {
   const { type: _type, session_id: _session, error, ...rest } = result;
   return { ...rest, ...(error ? { error: errorData(error) } : {}) };
 }

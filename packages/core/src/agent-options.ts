@@ -11,6 +11,7 @@ import {
   type ThinkingConfig,
   validateProviderParams,
 } from "./provider-params.js";
+import type { QueryRuntime } from "./query-runtime.js";
 import { isSchemaLike } from "./schema.js";
 import { assertSkills, type Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -24,7 +25,7 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 100;
 
 /** Options of createAgent() / createBareAgent(). Unknown keys throw. */
-export interface AgentOptions<TContext = unknown> {
+export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Model name, passed to the provider unchanged. */
   model: string;
   /** Provider API key. Defaults to the ANTHROPIC_API_KEY environment variable. */
@@ -45,6 +46,11 @@ export interface AgentOptions<TContext = unknown> {
   modelClient?: ModelClient;
   /** Retries of the built-in client on 408/409/429/5xx and connection errors (default 2, as @anthropic-ai/sdk). */
   maxRetries?: number;
+  /**
+   * The longest provider-requested wait (`retry-after`) the built-in client honours, in ms (default 60000). A
+   * longer one surfaces the provider's 429/529 at once. Retry waits end with the query.
+   */
+  maxRetryDelayMs?: number;
   /** Extra HTTP headers for the built-in client. */
   defaultHeaders?: Record<string, string>;
   /** createAgent() only: the workspace provider, or false for a bare agent. */
@@ -56,7 +62,7 @@ export interface AgentOptions<TContext = unknown> {
   /** Ask the provider for JSON final text ("json") or JSON matching a schema; the text is returned unchanged. */
   outputFormat?: OutputFormat;
   /** The run must deliver a typed result through the injected submit_output tool. */
-  outputSchema?: OutputSchema;
+  outputSchema?: OutputSchema<TOutput>;
   /** Which calls of one model response may run at the same time. */
   toolConcurrency?: ToolConcurrency;
   /** Sees each whole tool batch before any tool runs and may reject it. */
@@ -69,6 +75,11 @@ export interface AgentOptions<TContext = unknown> {
   autoCompact?: boolean | AutoCompactOptions;
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
+  /**
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
+   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   */
+  toolAbortGraceMs?: number;
   /** Observes every run of this agent. */
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
@@ -94,6 +105,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "permission",
   "modelClient",
   "maxRetries",
+  "maxRetryDelayMs",
   "defaultHeaders",
   "workspace",
   "thinkingConfig",
@@ -106,6 +118,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "historyStore",
   "autoCompact",
   "requestTimeoutMs",
+  "toolAbortGraceMs",
   "tracer",
   "skills",
   "sessionId",
@@ -129,6 +142,10 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   tracer?: ContextTracer;
   /** Links this run's trace events to the run that started it (set by delegation and teams). */
   parentRunId?: string;
+  /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
+  parentToolUseId?: string;
+  /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
+  runtime?: QueryRuntime;
 }
 
 export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -143,18 +160,27 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "parentRunId",
+  "parentToolUseId",
+  "runtime",
 ]);
 
-export function validateAgentOptions(options: AgentOptions<any>): void {
+export function validateAgentOptions(options: AgentOptions<any, any>): void {
   if (options === null || typeof options !== "object") {
     throw new InvalidOptionError(
       'AgentOptions: expected an options object such as { model: "claude-sonnet-4-6" }.',
     );
   }
   assertKnownOptions(options, AGENT_OPTION_KEYS, "AgentOptions");
-  if (typeof options.model !== "string" || options.model.trim() === "") {
+  if (options.model === undefined) {
     throw new InvalidOptionError(
       'AgentOptions: "model" is required, e.g. model: "claude-sonnet-4-6" or "deepseek-v4-flash".',
+    );
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidOptionError(
+      `AgentOptions.model must be a non-empty model name string such as "claude-sonnet-4-6" or "deepseek-v4-flash", got ${
+        typeof options.model === "string" ? "an empty string" : typeof options.model
+      }.`,
     );
   }
   assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
@@ -183,6 +209,8 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   assertHistoryStore(options.historyStore);
   resolveAutoCompact(options.autoCompact);
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
+  assertPositiveInteger(options.maxRetryDelayMs, "AgentOptions.maxRetryDelayMs");
+  assertPositiveInteger(options.toolAbortGraceMs, "AgentOptions.toolAbortGraceMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
   assertSessionId(options.sessionId);
@@ -220,18 +248,38 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }
+  for (const key of ["parentRunId", "parentToolUseId"] as const) {
+    if (options?.[key] !== undefined && (typeof options[key] !== "string" || options[key] === "")) {
+      throw new InvalidOptionError(`QueryOptions.${key} must be a non-empty string.`);
+    }
+  }
+  validateQueryRuntime(options?.runtime);
+}
+
+function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
+  if (runtime === undefined) return;
+  const ok =
+    !!runtime &&
+    typeof runtime === "object" &&
+    (runtime.delegate === undefined || typeof runtime.delegate === "function") &&
+    (runtime.pendingInput === undefined || typeof runtime.pendingInput === "function");
+  if (!ok) {
+    throw new InvalidOptionError(
+      "QueryOptions.runtime must be a QueryRuntime: an object with optional delegate(request, extra) and pendingInput(boundary) methods.",
+    );
+  }
 }
 
 /** Tools must have unique names: the model addresses them by name. */
-export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+export function assertUniqueToolNames(tools: readonly ToolDefinition[], where = "AgentOptions.tools"): void {
   const seen = new Set<string>();
   for (const candidate of tools) {
     if (!candidate || typeof candidate.name !== "string" || typeof candidate.handler !== "function") {
-      throw new InvalidOptionError("AgentOptions.tools: every entry must be a tool created with tool().");
+      throw new InvalidOptionError(`${where}: every entry must be a tool created with tool().`);
     }
     if (seen.has(candidate.name)) {
       throw new InvalidOptionError(
-        `AgentOptions.tools: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
+        `${where}: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
       );
     }
     seen.add(candidate.name);

@@ -10,6 +10,7 @@ import type { ToolBatchPolicy } from "./tool-batch-policy.js";
 import type { ResolvedConcurrency } from "./tool-concurrency.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { ContextTracer } from "./tracer.js";
+import type { WorkspaceSession } from "./workspace.js";
 
 /** Everything one agent session runs with: its configuration, its tools and its conversation. */
 export interface AgentRuntime {
@@ -32,8 +33,14 @@ export interface AgentRuntime {
   /** Input tokens the latest response reported: compaction runs before the next request when it is too high. */
   lastInputTokens: number;
   readonly requestTimeoutMs: number | undefined;
+  /** How long a tool told to stop may take to settle before it is abandoned. */
+  readonly toolAbortGraceMs: number;
   readonly tracer: ContextTracer | undefined;
   readonly skills: readonly Skill[];
   /** Shown as the `source` of trace events. */
   readonly name: string | undefined;
+  /** The session's workspace (tools, prompt section, close()), when a provider installed one. */
+  readonly workspace: WorkspaceSession | undefined;
+  /** The host named the session (AgentOptions.sessionId): it may be resumed, so close() keeps its workspace. */
+  readonly sessionNamed: boolean;
 }

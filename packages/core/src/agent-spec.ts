@@ -1,16 +1,17 @@
 import type { Agent, AgentLike } from "./agent.js";
 import type { AgentOptions } from "./agent-options.js";
+import { BRANDS, brand, brandOf } from "./brand.js";
 import type { OutputSchema } from "./structured-output.js";
 
 /**
  * A template for agent sessions: the options of createAgent() and no state. Every spawn() is an independent
  * session (own history, own workspace). Passing a spec to agentTool()/delegateTool() spawns one per call.
  */
-export interface AgentSpec<TContext = unknown> {
+export interface AgentSpec<TContext = unknown, TOutput = unknown> {
   readonly kind: "agent_spec";
   readonly name: string | undefined;
-  readonly options: Readonly<AgentOptions<TContext>>;
-  spawn(): Agent<TContext>;
+  readonly options: Readonly<AgentOptions<TContext, TOutput>>;
+  spawn(): Agent<TContext, TOutput>;
 }
 
 /** What a delegation tool can target: a template (fresh session per call) or a live session (keeps memory). */
@@ -25,15 +26,13 @@ export function isAgentSpec(target: unknown): target is AgentSpec {
   );
 }
 
-const declaredSchemas = new WeakMap<object, OutputSchema>();
-
 /** Records the outputSchema an SDK-made agent declares, so delegation can inherit and cross-check it. */
 export function declareOutputSchema(agent: object, schema: OutputSchema): void {
-  declaredSchemas.set(agent, schema);
+  brand(agent, BRANDS.outputSchema, schema);
 }
 
 /** The declared outputSchema of a spec or SDK-made agent; undefined for host-defined AgentLike adapters. */
 export function declaredOutputSchemaOf(target: DelegationTarget<any>): OutputSchema | undefined {
   if (isAgentSpec(target)) return target.options.outputSchema;
-  return declaredSchemas.get(target);
+  return brandOf(target, BRANDS.outputSchema) as OutputSchema | undefined;
 }

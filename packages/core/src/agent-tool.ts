@@ -4,6 +4,7 @@ import { type DelegationTarget, declaredOutputSchemaOf, isAgentSpec } from "./ag
 import {
   type AgentToolInput,
   acceptGrants,
+  type DelegationMode,
   defaultInputJsonSchema,
   parseAgentToolInput,
   renderTask,
@@ -12,6 +13,7 @@ import { InvalidOptionError } from "./errors.js";
 import type { PromptInput, UserContentBlock } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { childOutput, resolveOutputContract } from "./output-contract.js";
+import type { DelegationRequest } from "./query-runtime.js";
 import { isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { SDKResultMessage } from "./sdk-messages.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -116,41 +118,37 @@ function delegationTool(
   const handler = async (input: any, extra: ToolHandlerExtra): Promise<ToolResult> => {
     let prompt: PromptInput;
     let grants: WorkspaceGrant[] = [];
+    let mode: DelegationMode | undefined = withMode ? "ask" : undefined;
     if (typed) {
       prompt = options.mapInput!(input);
     } else {
       const call = input as AgentToolInput;
-      if (call.mode === "handoff" || call.mode === "observe") {
-        return {
-          isError: true,
-          content: `unsupported_mode: mode "${call.mode}" needs a team runtime (createTeam) that accepts ${call.mode === "handoff" ? "handoffs" : "observation"}. Outside a team, call with mode "ask".`,
-        };
-      }
+      if (withMode) mode = call.mode ?? "ask";
       const { accepted, rejected } = acceptGrants(call.workspaceGrants, extra.permissions);
-      if (rejected.length) {
-        return {
-          isError: true,
-          content: JSON.stringify({
-            code: "grant_not_covered",
-            message: "You can only pass on write access you hold yourself; no task was started.",
-            rejectedRoots: rejected.map(grant => grant.root),
-            yourGrants: (extra.permissions.workspaceGrants ?? []).map(grant => grant.root),
-            suggestedNextStep:
-              "Drop the uncovered grants (ask the member to write in its own workspace and report paths) or request them from whoever delegated to you.",
-          }),
-        };
-      }
+      if (rejected.length) return grantNotCovered(rejected, extra);
       grants = accepted;
       prompt = renderTask(call, grants);
     }
-    return runChild(
-      name,
-      fresh ? (target as { spawn(): AgentLike<any> }).spawn() : (target as AgentLike<any>),
+    const request: DelegationRequest = {
+      tool: name,
+      factory,
+      mode,
+      target,
       prompt,
+      input,
       grants,
-      extra,
-      schema,
-    );
+      outputSchema: schema,
+    };
+    // A runtime hosting the query (a team) may take the call: queue a handoff, route an ask through a mailbox.
+    const answered = await extra.run.runtime?.delegate?.(request, extra);
+    if (answered) return answered;
+    if (mode === "handoff" || mode === "observe") {
+      return {
+        isError: true,
+        content: `unsupported_mode: mode "${mode}" needs a team runtime (createTeam) that accepts ${mode === "handoff" ? "handoffs" : "observation"}. Outside a team, call with mode "ask".`,
+      };
+    }
+    return runDelegatedChild(request, extra);
   };
 
   const definition: ToolDefinition<any> = {
@@ -167,6 +165,40 @@ function delegationTool(
   return Object.freeze(definition);
 }
 
+function grantNotCovered(rejected: WorkspaceGrant[], extra: ToolHandlerExtra): ToolResult {
+  return {
+    isError: true,
+    content: JSON.stringify({
+      code: "grant_not_covered",
+      message: "You can only pass on write access you hold yourself; no task was started.",
+      rejectedRoots: rejected.map(grant => grant.root),
+      yourGrants: (extra.permissions.workspaceGrants ?? []).map(grant => grant.root),
+      suggestedNextStep:
+        "Drop the uncovered grants (ask the member to write in its own workspace and report paths) or request them from whoever delegated to you.",
+    }),
+  };
+}
+
+/**
+ * Runs a delegation as an ask: the child (a fresh session for a spec, closed afterwards; else the live target)
+ * runs to completion with the caller's signal, interrupt, tracer, deadline and accepted grants, its messages
+ * stream into the caller's query as agent_message events, and its result is held to the output contract.
+ * Exported (internal entry) so a runtime that routes asks itself gives the same answer as core.
+ */
+export async function runDelegatedChild(
+  request: DelegationRequest,
+  extra: ToolHandlerExtra,
+): Promise<ToolResult> {
+  const spawned = isAgentSpec(request.target) ? request.target.spawn() : undefined;
+  const child: AgentLike<any> = spawned ?? (request.target as AgentLike<any>);
+  try {
+    return await runChild(request.tool, child, request.prompt, request.grants, extra, request.outputSchema);
+  } finally {
+    // A fresh session per call owns its workspace and handles: release them now, not at exit.
+    await spawned?.close().catch(() => {});
+  }
+}
+
 /** Runs the child to completion, streaming its messages into the parent's query. */
 async function runChild(
   name: string,
@@ -178,7 +210,11 @@ async function runChild(
 ): Promise<ToolResult> {
   const onInterrupt = () => child.interrupt();
   extra.run.interrupted.addEventListener("abort", onInterrupt, { once: true });
-  const queryOptions: QueryOptions<any> = { signal: extra.signal, parentRunId: extra.run.runId };
+  const queryOptions: QueryOptions<any> = {
+    signal: extra.signal,
+    parentRunId: extra.run.runId,
+    parentToolUseId: extra.toolUseId,
+  };
   if (extra.context !== undefined) queryOptions.context = extra.context;
   if (grants.length) queryOptions.permissions = { workspaceGrants: grants };
   if (extra.run.tracer) queryOptions.tracer = extra.run.tracer;

@@ -1,17 +1,20 @@
 import { type QueryControl, runQuery } from "./agent-loop.js";
 import { type QueryOptions, validateQueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { ConcurrentQueryError } from "./errors.js";
+import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./errors.js";
+import { findHistoryProblem } from "./history-invariant.js";
 import type { ModelMessage, PromptInput } from "./messages.js";
+import { validatePrompt } from "./prompt-validation.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import type { ToolDefinition } from "./tool.js";
+import { releaseTracer } from "./tracer.js";
 
 /**
  * The shape that agents, teams and runners share: anything that accepts an agent accepts an AgentLike.
  */
-export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
+export interface AgentLike<TContext = unknown, TMessage = SDKMessage, TOutput = unknown> {
   query(prompt: PromptInput, options?: QueryOptions<TContext>): AsyncGenerator<TMessage, void, undefined>;
-  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage>;
+  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage<TOutput>>;
   /** Ends the in-flight query with subtype "interrupted"; false when idle. */
   interrupt(): boolean;
 }
@@ -20,10 +23,15 @@ export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
  * A live agent session: one conversation, one history. Create it with createAgent()/createBareAgent();
  * the class itself is not exported as a value because the factories also make the session id and workspace.
  */
-export class Agent<TContext = unknown> implements AgentLike<TContext> {
+export class Agent<TContext = unknown, TOutput = unknown>
+  implements AgentLike<TContext, SDKMessage, TOutput>, AsyncDisposable
+{
   readonly sessionId: string;
   readonly #runtime: AgentRuntime;
   #control: QueryControl | undefined;
+  /** The running query's generator, so close() can end it. */
+  #active: AsyncGenerator<SDKMessage, void, undefined> | undefined;
+  #closing: Promise<void> | undefined;
 
   /** @internal Use createAgent() or createBareAgent(). */
   constructor(runtime: AgentRuntime) {
@@ -44,15 +52,23 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
     prompt: PromptInput,
     options: QueryOptions<TContext> = {},
   ): AsyncGenerator<SDKMessage, void, undefined> {
+    if (this.#closing) throw new AgentClosedError();
+    // Checked before the query starts: a bad prompt or option changes nothing (no history, no store write).
+    validatePrompt(prompt);
     validateQueryOptions(options);
-    return this.#run(prompt, options);
+    const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
+    started.generator = this.#run(prompt, options, started);
+    return started.generator;
   }
 
   /** Runs one query to the end and returns its result message. */
-  async prompt(prompt: PromptInput, options: QueryOptions<TContext> = {}): Promise<SDKResultMessage> {
-    let result: SDKResultMessage | undefined;
+  async prompt(
+    prompt: PromptInput,
+    options: QueryOptions<TContext> = {},
+  ): Promise<SDKResultMessage<TOutput>> {
+    let result: SDKResultMessage<TOutput> | undefined;
     for await (const message of this.query(prompt, options)) {
-      if (message.type === "result") result = message;
+      if (message.type === "result") result = message as SDKResultMessage<TOutput>;
     }
     return result!;
   }
@@ -93,25 +109,65 @@ export class Agent<TContext = unknown> implements AgentLike<TContext> {
       throw new ConcurrentQueryError(
         "replaceHistory() was called while a query is running. Wait for it to finish (or interrupt() it) first.",
       );
-    if (!Array.isArray(messages)) throw new TypeError("replaceHistory() expects an array of messages.");
+    const problem = findHistoryProblem(messages);
+    if (problem) {
+      throw new InvalidHistoryError(
+        `replaceHistory(): ${problem}. Pass a well-formed conversation: { role: "user" | "assistant", content } ` +
+          "messages, each assistant tool_use answered by one tool_result in the next user message. Nothing was changed.",
+      );
+    }
     await this.#runtime.conversation.replace(structuredClone(messages));
+  }
+
+  /**
+   * Ends this session and releases what it holds: a running query is interrupted and ended, the history store's
+   * and the agent tracer's file handles are released (both stay usable; they reopen on the next write), and the
+   * private workspace is deleted — unless `keepWorkspace` is true, or the session was named with
+   * `AgentOptions.sessionId` (a resumable session's workspace belongs to the session, not to this process).
+   * Idempotent; later query() calls throw AgentClosedError. `await using agent = createAgent(…)` calls it.
+   */
+  close(options: { keepWorkspace?: boolean } = {}): Promise<void> {
+    this.#closing ??= this.#release(options);
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #release(options: { keepWorkspace?: boolean }): Promise<void> {
+    if (this.#control) {
+      this.interrupt();
+      await this.#active?.return().catch(() => {});
+    }
+    const runtime = this.#runtime;
+    const keep = options.keepWorkspace ?? runtime.sessionNamed;
+    await Promise.all([
+      runtime.conversation.release(),
+      runtime.tracer ? releaseTracer(runtime.tracer) : undefined,
+      runtime.workspace?.close?.({ keep }),
+    ]);
   }
 
   async *#run(
     prompt: PromptInput,
     options: QueryOptions<TContext>,
+    started: { generator?: AsyncGenerator<SDKMessage, void, undefined> },
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#control) throw new ConcurrentQueryError();
+    if (this.#closing) throw new AgentClosedError();
     const control: QueryControl = {
       interrupted: false,
       interruptController: new AbortController(),
       requestController: undefined,
     };
     this.#control = control;
+    this.#active = started.generator;
     try {
       yield* runQuery(this.#runtime, prompt, options, control);
     } finally {
       this.#control = undefined;
+      this.#active = undefined;
     }
   }
 }

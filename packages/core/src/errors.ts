@@ -1,18 +1,48 @@
+import { BRANDS, brand, brandOf } from "./brand.js";
+
 /**
  * Every error the SDK raises or reports is an AgentLatticeError with a stable `code`, so hosts can branch
  * on `error.code` (or `instanceof`) and show the message, which says what went wrong and what to do.
+ *
+ * `instanceof` works across two installed copies of core (an adapter built against another core version): errors
+ * carry a registered-symbol brand, and each SDK error class recognises a branded error of its own `code`.
+ * `AgentLatticeError.isInstance(value)` is the same check as a function.
  */
 export class AgentLatticeError extends Error {
+  /** The `code` every instance of this class has; undefined on the base class (any code). */
+  static readonly errorCode: string | undefined = undefined;
   readonly code: string;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    brand(this, BRANDS.error, code);
   }
+
+  /** True for an error of this class made by any installed copy of the SDK. */
+  static isInstance(value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the check was called on
+    return isBrandedAs(this, value);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass on the right of instanceof
+    return isBrandedAs(this, value);
+  }
+}
+
+function isBrandedAs(type: Function & { errorCode?: string | undefined }, value: unknown): boolean {
+  // Ordinary prototype check first: host subclasses (which declare no errorCode of their own) keep it.
+  if (Function.prototype[Symbol.hasInstance].call(type, value)) return true;
+  const code = brandOf(value, BRANDS.error);
+  if (typeof code !== "string") return false;
+  if (type === AgentLatticeError) return true;
+  return Object.hasOwn(type, "errorCode") && type.errorCode === code;
 }
 
 /** A second query was started on an Agent while one is still running. */
 export class ConcurrentQueryError extends AgentLatticeError {
+  static override readonly errorCode = "concurrent_query";
   constructor(message?: string) {
     super(
       "concurrent_query",
@@ -25,6 +55,7 @@ export class ConcurrentQueryError extends AgentLatticeError {
 
 /** The query used all `maxTurns` model turns and the model still wanted to continue. */
 export class MaxTurnsError extends AgentLatticeError {
+  static override readonly errorCode = "max_turns";
   readonly maxTurns: number;
   constructor(maxTurns: number) {
     super(
@@ -41,6 +72,7 @@ export class MaxTurnsError extends AgentLatticeError {
  * in the middle of a stream, or a broken connection. `status` and `type` mirror the provider's error response.
  */
 export class APIError extends AgentLatticeError {
+  static override readonly errorCode = "api_error";
   /** HTTP status; undefined for errors without one (stream error events, dropped connections). */
   readonly status: number | undefined;
   /** The provider's error type, e.g. "invalid_request_error", "overloaded_error", "connection_error". */
@@ -59,6 +91,7 @@ export class APIError extends AgentLatticeError {
 
 /** The query was cancelled through its AbortSignal. */
 export class AbortError extends AgentLatticeError {
+  static override readonly errorCode = "aborted";
   constructor(message = "The query was aborted by its AbortSignal.", options?: { cause?: unknown }) {
     super("aborted", message, options);
   }
@@ -66,6 +99,7 @@ export class AbortError extends AgentLatticeError {
 
 /** A single model request exceeded requestTimeoutMs. */
 export class TimeoutError extends AgentLatticeError {
+  static override readonly errorCode = "request_timeout";
   readonly timeoutMs: number;
   constructor(timeoutMs: number) {
     super(
@@ -79,6 +113,7 @@ export class TimeoutError extends AgentLatticeError {
 
 /** An option object had a key the SDK does not know, or a value of the wrong kind. */
 export class InvalidOptionError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_option";
   constructor(message: string) {
     super("invalid_option", message);
   }
@@ -86,6 +121,7 @@ export class InvalidOptionError extends AgentLatticeError {
 
 /** outputSchema was set but the run ended without a valid submit_output submission. */
 export class MissingOutputError extends AgentLatticeError {
+  static override readonly errorCode = "missing_output";
   constructor(message?: string) {
     super(
       "missing_output",
@@ -93,5 +129,34 @@ export class MissingOutputError extends AgentLatticeError {
         "The model ended its turn without calling submit_output, so the run has no structured result. Retry, or " +
           "make the instructions say the answer must be submitted with submit_output.",
     );
+  }
+}
+
+/** The Agent (or team) was closed with close(); it accepts no further queries. */
+export class AgentClosedError extends AgentLatticeError {
+  static override readonly errorCode = "agent_closed";
+  constructor(message?: string) {
+    super(
+      "agent_closed",
+      message ??
+        "This Agent was closed (close() or `await using`) and accepts no further queries. Create a new Agent; to resume " +
+          "the same conversation, give it the same historyStore (and sessionId to keep its workspace).",
+    );
+  }
+}
+
+/** A prompt that cannot be sent: not text or content blocks, empty, or holding blocks a prompt may not carry. */
+export class InvalidPromptError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_prompt";
+  constructor(message: string) {
+    super("invalid_prompt", message);
+  }
+}
+
+/** A history passed to replaceHistory() (or loaded) that is not a well-formed conversation. */
+export class InvalidHistoryError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_history";
+  constructor(message: string) {
+    super("invalid_history", message);
   }
 }

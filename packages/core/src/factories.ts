@@ -14,7 +14,8 @@ import type { ModelClient } from "./model-client.js";
 import type { ProviderParams } from "./provider-params.js";
 import { createLoadSkillTool } from "./skills.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
-import { ToolRegistry } from "./tool-registry.js";
+import { DEFAULT_TOOL_ABORT_GRACE_MS } from "./tool-execution.js";
+import { BUILT_IN_ORIGIN, ToolRegistry } from "./tool-registry.js";
 import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
 
 /** The defaults a distribution (the agent-lattice umbrella) installs into createAgent(). */
@@ -28,14 +29,19 @@ export interface AgentDefaults {
  * built-in workspace tools; core never imports them.
  */
 export function createAgentFactory(defaults: AgentDefaults = {}) {
-  function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+  function createAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): Agent<TContext, TOutput> {
     validateAgentOptions(options);
     assertModelAccess(options);
     const provider = options.workspace === false ? undefined : (options.workspace ?? defaults.workspace);
     return buildAgent(options, provider);
   }
   /** A template: the same options, no state. spawn() makes an independent session (a createAgent() call). */
-  function defineAgent<TContext = unknown>(options: AgentOptions<TContext>): AgentSpec<TContext> {
+  function defineAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): AgentSpec<TContext, TOutput> {
+    // The API key is checked when a session is spawned (used), not when the template is defined.
     validateAgentOptions(options);
     if (options.sessionId !== undefined) {
       throw new InvalidOptionError(
@@ -43,32 +49,21 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
           "share the id (and its workspace). Pass sessionId to createAgent() for the one session you want to name or resume.",
       );
     }
-    assertModelAccess(options);
     const frozen = Object.freeze({ ...options });
     return Object.freeze({
       kind: "agent_spec" as const,
       name: options.name,
       options: frozen,
-      spawn: () => createAgent<TContext>({ ...frozen }),
+      spawn: () => createAgent<TContext, TOutput>({ ...frozen }),
     });
   }
   return { createAgent, defineAgent };
 }
 
-const coreFactory = createAgentFactory();
-
-/**
- * createAgent() from @agent-lattice/core has no default workspace: without `options.workspace` it runs
- * bare, exactly like createBareAgent(). The `agent-lattice` package's createAgent() adds the private
- * workspace and built-in file/shell tools.
- */
-export const createAgent = coreFactory.createAgent;
-
-/** defineAgent() from @agent-lattice/core: spawns sessions with core's createAgent() (no default workspace). */
-export const defineAgent = coreFactory.defineAgent;
-
 /** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
-export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+export function createBareAgent<TContext = unknown, TOutput = unknown>(
+  options: AgentOptions<TContext, TOutput>,
+): Agent<TContext, TOutput> {
   validateAgentOptions(options);
   if (options.workspace !== undefined && options.workspace !== false) {
     throw new InvalidOptionError(
@@ -79,7 +74,10 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
   return buildAgent(options, undefined);
 }
 
-function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
+function buildAgent<TContext, TOutput>(
+  options: AgentOptions<TContext, TOutput>,
+  provider: WorkspaceProvider | undefined,
+): Agent<TContext, TOutput> {
   const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
@@ -90,12 +88,15 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
   const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
   const skills = options.skills ?? [];
   const skillTools = skills.length ? [createLoadSkillTool(skills)] : [];
-  tools.add([...(workspace?.tools ?? []), ...skillTools, ...(options.tools ?? [])], "AgentOptions.tools");
+  if (workspace?.tools.length) tools.add(workspace.tools, "AgentOptions.tools", BUILT_IN_ORIGIN);
+  if (skillTools.length)
+    tools.add(skillTools, "AgentOptions.tools", "AgentOptions.skills (the load_skill tool)");
+  tools.add(options.tools ?? [], "AgentOptions.tools");
   const providerDefaults: ProviderParams = {};
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
-  const agent = new Agent<TContext>({
+  const agent = new Agent<TContext, TOutput>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -112,16 +113,19 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
     compaction: resolveAutoCompact(options.autoCompact),
     lastInputTokens: 0,
     requestTimeoutMs: options.requestTimeoutMs,
+    toolAbortGraceMs: options.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS,
     tracer: options.tracer,
     skills,
     name: options.name,
+    workspace,
+    sessionNamed: false,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;
 }
 
 /** Fails at assembly when the built-in client would have no API key. */
-function assertModelAccess(options: AgentOptions<any>): void {
+function assertModelAccess(options: AgentOptions<any, any>): void {
   if (options.modelClient || options.apiKey || process.env.ANTHROPIC_API_KEY) return;
   throw new InvalidOptionError(
     "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
@@ -129,11 +133,12 @@ function assertModelAccess(options: AgentOptions<any>): void {
   );
 }
 
-function defaultClient(options: AgentOptions<any>): ModelClient {
+function defaultClient(options: AgentOptions<any, any>): ModelClient {
   return createAnthropicModelClient({
     apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxRetryDelayMs !== undefined ? { maxRetryDelayMs: options.maxRetryDelayMs } : {}),
     ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),
   });
 }

@@ -1,15 +1,16 @@
+import { BRANDS, brand, brandOf } from "./brand.js";
+
 /**
  * Ports (tracers, history stores) expose methods only; whether their failures are swallowed or propagated is
- * bound when the factory creates them and kept here, out of the public object.
+ * bound when the factory creates them, as a registered-symbol brand (so a port made by another installed copy of
+ * core is recognised too).
  */
-const failOnErrorOf = new WeakMap<object, boolean>();
-
 export function bindFailurePolicy<T extends object>(port: T, failOnError: boolean): T {
-  failOnErrorOf.set(port, failOnError);
-  return port;
+  return brand(port, BRANDS.failurePolicy, failOnError);
 }
 
 /** undefined when the object was not created by one of the SDK's define*() factories. */
 export function failurePolicyOf(port: object): boolean | undefined {
-  return failOnErrorOf.get(port);
+  const policy = brandOf(port, BRANDS.failurePolicy);
+  return typeof policy === "boolean" ? policy : undefined;
 }

@@ -13,12 +13,16 @@ export interface HistoryStore {
   load(): Promise<ModelMessage[]>;
   append(message: ModelMessage): Promise<void>;
   replace(messages: ModelMessage[]): Promise<void>;
+  /** Releases handles (files, connections) when the Agent closes; the store stays usable and reopens on demand. */
+  close?(): Promise<void>;
 }
 
 export interface HistoryStoreMethods {
   load(): ModelMessage[] | Promise<ModelMessage[]>;
   append(message: ModelMessage): void | Promise<void>;
   replace(messages: ModelMessage[]): void | Promise<void>;
+  /** Optional: called by Agent.close() to release handles. */
+  close?(): void | Promise<void>;
 }
 
 /**
@@ -30,7 +34,11 @@ export function defineHistoryStore(
   methods: HistoryStoreMethods & FailurePolicyOptions,
   options: FailurePolicyOptions = {},
 ): HistoryStore {
-  assertKnownOptions(methods, new Set(["load", "append", "replace", "failOnError"]), "defineHistoryStore()");
+  assertKnownOptions(
+    methods,
+    new Set(["load", "append", "replace", "close", "failOnError"]),
+    "defineHistoryStore()",
+  );
   assertKnownOptions(options, new Set(["failOnError"]), "defineHistoryStore() options");
   for (const key of ["load", "append", "replace"] as const) {
     if (typeof methods?.[key] !== "function") {
@@ -38,6 +46,9 @@ export function defineHistoryStore(
         `defineHistoryStore(): "${key}" must be a function. A store needs load(), append(message) and replace(messages).`,
       );
     }
+  }
+  if (methods.close !== undefined && typeof methods.close !== "function") {
+    throw new InvalidOptionError('defineHistoryStore(): "close" must be a function when given.');
   }
   const store: HistoryStore = {
     load: async () => {
@@ -51,6 +62,9 @@ export function defineHistoryStore(
     },
     replace: async messages => {
       await methods.replace(messages);
+    },
+    close: async () => {
+      await methods.close?.();
     },
   };
   return bindFailurePolicy(store, (options.failOnError ?? methods.failOnError) === true);

@@ -2,6 +2,7 @@ import { InvalidOptionError } from "./errors.js";
 import type { ModelMessage, TextBlock, ToolResultBlock } from "./messages.js";
 import type { ModelToolSpec } from "./model-client.js";
 import { assertKnownOptions } from "./option-validation.js";
+import type { ContextTraceEvent } from "./trace-events.js";
 
 /** What onToolResult sees: every result on its way to the model, including failures and blocked calls. */
 export interface ToolResultHookInput<TContext = unknown> {
@@ -26,6 +27,13 @@ export interface ModelRequestHookInput<TContext = unknown> {
   context: TContext | undefined;
 }
 
+/** What onTraceEvent sees: one trace event about to reach the tracers. */
+export interface TraceEventHookInput<TContext = unknown> {
+  /** Do not mutate it; return a replacement (same type and envelope, redacted data). */
+  event: ContextTraceEvent;
+  context: TContext | undefined;
+}
+
 export type ModelRequestHookResult = {
   messages?: ModelMessage[];
   system?: string | TextBlock[];
@@ -47,9 +55,18 @@ export interface AgentHooks<TContext = unknown> {
     input: ModelRequestHookInput<TContext>,
     // biome-ignore lint/suspicious/noConfusingVoidType: see above
   ): ModelRequestHookResult | undefined | void | Promise<ModelRequestHookResult | undefined>;
+  /**
+   * Sees every trace event before any tracer does — the prompt, each request, each assistant message, each tool
+   * call's input and result — so one redaction covers them all. Applies to the events of delegated agents sent to
+   * this query's tracer too. Runs only when a tracer is attached.
+   */
+  onTraceEvent?(
+    input: TraceEventHookInput<TContext>,
+    // biome-ignore lint/suspicious/noConfusingVoidType: see above
+  ): ContextTraceEvent | undefined | void | Promise<ContextTraceEvent | undefined>;
 }
 
-const HOOK_KEYS: ReadonlySet<string> = new Set(["onToolResult", "onModelRequest"]);
+const HOOK_KEYS: ReadonlySet<string> = new Set(["onToolResult", "onModelRequest", "onTraceEvent"]);
 
 export function validateHooks(hooks: AgentHooks<any> | undefined): void {
   if (hooks === undefined) return;
@@ -87,6 +104,11 @@ export function createCompositeAgentHooks<TContext = unknown>(
         }
       }
       return changed ? (current as ModelRequestHookResult) : undefined;
+    },
+    async onTraceEvent(input) {
+      let event = input.event;
+      for (const entry of hooks) event = (await entry.onTraceEvent?.({ ...input, event })) ?? event;
+      return event === input.event ? undefined : event;
     },
   };
 }

@@ -16,21 +16,18 @@ export {
 } from "./compaction.js";
 export {
   AbortError,
+  AgentClosedError,
   AgentLatticeError,
   APIError,
   ConcurrentQueryError,
+  InvalidHistoryError,
   InvalidOptionError,
+  InvalidPromptError,
   MaxTurnsError,
   MissingOutputError,
   TimeoutError,
 } from "./errors.js";
-export {
-  type AgentDefaults,
-  createAgent,
-  createAgentFactory,
-  createBareAgent,
-  defineAgent,
-} from "./factories.js";
+export { type AgentDefaults, createAgentFactory, createBareAgent } from "./factories.js";
 export { defineHistoryStore, type HistoryStore, type HistoryStoreMethods } from "./history-store.js";
 export {
   type AgentHooks,
@@ -38,6 +35,7 @@ export {
   type ModelRequestHookInput,
   type ModelRequestHookResult,
   type ToolResultHookInput,
+  type TraceEventHookInput,
 } from "./hooks.js";
 export { createJsonlHistoryStore, type JsonlHistoryStoreOptions } from "./jsonl-history-store.js";
 export { createJsonlContextTracer, type JsonlContextTracerOptions } from "./jsonl-tracer.js";
@@ -77,6 +75,7 @@ export type {
 export { type ChildOutput, childOutput } from "./output-contract.js";
 export type { PermissionCallback, PermissionDecision, PermissionRequest } from "./permission.js";
 export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
+export type { DelegationRequest, QueryRuntime, TurnBoundary } from "./query-runtime.js";
 export type { InferSchema, JsonSchemaBacked, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
 export type {
   ResultSubtype,
@@ -84,6 +83,7 @@ export type {
   SDKAssistantMessage,
   SDKCompactionMessage,
   SDKMessage,
+  SDKMessageMap,
   SDKResultMessage,
   SDKStreamEventMessage,
   SDKSystemInitMessage,
@@ -103,9 +103,25 @@ export {
 } from "./tool.js";
 export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
+export type {
+  AssistantMessageData,
+  CompactionData,
+  ContextTraceEnvelope,
+  ContextTraceEvent,
+  ContextTraceEventDataMap,
+  ContextTraceEventType,
+  ErrorEventData,
+  ModelRequestData,
+  ResultData,
+  RunStartData,
+  ToolResultData,
+  ToolUseData,
+  TraceErrorData,
+  UserMessageData,
+} from "./trace-events.js";
+export { TRACE_EVENT_VERSION } from "./trace-events.js";
+export { readContextTrace, upgradeContextTraceEvent } from "./trace-reader.js";
 export {
-  type ContextTraceEvent,
-  type ContextTraceEventType,
   type ContextTracer,
   type ContextTracerMethods,
   createCompositeContextTracer,

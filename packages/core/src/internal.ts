@@ -8,7 +8,9 @@
  */
 
 export { declaredOutputSchemaOf, isAgentSpec } from "./agent-spec.js";
+export { runDelegatedChild } from "./agent-tool.js";
 export { acceptGrants, parseAgentToolInput, renderTask } from "./agent-tool-input.js";
+export { BRANDS, brand, brandOf } from "./brand.js";
 export { EventChannel } from "./event-channel.js";
 export { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
 export {
@@ -43,8 +45,15 @@ export {
 } from "./fs/write-scope.js";
 export { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 export { childOutput, resolveOutputContract } from "./output-contract.js";
-export { errorData, RunTrace } from "./run-trace.js";
+export {
+  errorData,
+  RunTrace,
+  type RunTraceOptions,
+  redactingTracer,
+  safeString,
+  type TraceEventHook,
+} from "./run-trace.js";
 export { isSchemaLike, toJsonSchema, toToolInputSchema, validateWithSchema } from "./schema.js";
 export { TOOL_NAME } from "./tool.js";
 export { messageOf } from "./tool-execution.js";
-export { deliver } from "./tracer.js";
+export { assertContextTracer, deliver, releaseTracer, withRelease } from "./tracer.js";

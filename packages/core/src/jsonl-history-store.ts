@@ -84,6 +84,9 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
         renameSync(temporary, path);
         needsNewline = false;
       },
+      close() {
+        file.release();
+      },
     },
     options.failOnError !== undefined ? { failOnError: options.failOnError } : {},
   );

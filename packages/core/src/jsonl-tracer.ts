@@ -1,7 +1,7 @@
 import { AppendOnlyFile } from "./append-only-file.js";
 import { InvalidOptionError } from "./errors.js";
 import { assertKnownOptions } from "./option-validation.js";
-import { type ContextTracer, defineContextTracer, type FailurePolicyOptions } from "./tracer.js";
+import { type ContextTracer, defineContextTracer, type FailurePolicyOptions, withRelease } from "./tracer.js";
 
 export interface JsonlContextTracerOptions extends FailurePolicyOptions {
   /** File the events are appended to, one JSON object per line. Parent directories are created. */
@@ -55,7 +55,7 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
     throw error;
   };
 
-  return defineContextTracer(
+  const tracer = defineContextTracer(
     {
       onEvent(event) {
         if (closed) throw new InvalidOptionError(`JSONL tracer for ${path} is closed; create a new tracer.`);
@@ -75,4 +75,12 @@ export function createJsonlContextTracer(options: JsonlContextTracerOptions): Co
     },
     failOnError ? { failOnError } : {},
   );
+  // Agent.close(): write what is pending and close the descriptor; the next event reopens the file.
+  return withRelease(tracer, async () => {
+    try {
+      await flush();
+    } finally {
+      file.release();
+    }
+  });
 }

@@ -59,8 +59,8 @@ export type ResultSubtype =
   | "error_timeout"
   | "error_missing_output";
 
-/** The last message of every query. */
-export type SDKResultMessage = {
+/** The last message of every query. `TOutput` is the type of the agent's outputSchema, when it has one. */
+export type SDKResultMessage<TOutput = unknown> = {
   type: "result";
   subtype: ResultSubtype;
   /** True for the error_* subtypes; "interrupted" is normal control flow. */
@@ -68,7 +68,7 @@ export type SDKResultMessage = {
   /** Final text of the run ("" when it failed before producing one). */
   result: string;
   /** Typed payload of a structured run (endTurn + structuredResult, or outputSchema). */
-  structuredResult?: unknown;
+  structuredResult?: TOutput;
   /** Summed over every model request of this query. */
   usage: Usage;
   /** stop_reason of the last model response; null when no response arrived. */
@@ -97,11 +97,23 @@ export type SDKAgentMessage = {
   session_id: string;
 };
 
-export type SDKMessage =
-  | SDKAgentMessage
-  | SDKSystemInitMessage
-  | SDKCompactionMessage
-  | SDKStreamEventMessage
-  | SDKAssistantMessage
-  | SDKUserMessage
-  | SDKResultMessage;
+/**
+ * Message type → message. The union is open: a package that streams messages of its own through an agent's query
+ * (the team runtime's team_message and team_agent events) adds them by declaration merging, and they are then
+ * part of SDKMessage everywhere — ToolHandlerExtra.emit, the event channel, AgentLike.query() — without casts:
+ *
+ *     declare module "@agent-lattice/core" {
+ *       interface SDKMessageMap { team_message: TeamMessageEvent }
+ *     }
+ */
+export interface SDKMessageMap {
+  agent_message: SDKAgentMessage;
+  system: SDKSystemInitMessage | SDKCompactionMessage;
+  stream_event: SDKStreamEventMessage;
+  assistant: SDKAssistantMessage;
+  user: SDKUserMessage;
+  result: SDKResultMessage;
+}
+
+/** Every message query() yields, discriminated by `type` (and `subtype` for system messages). */
+export type SDKMessage = SDKMessageMap[keyof SDKMessageMap];

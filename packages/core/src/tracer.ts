@@ -1,34 +1,8 @@
+import { BRANDS, brand, brandOf } from "./brand.js";
 import { InvalidOptionError } from "./errors.js";
 import { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
 import { assertKnownOptions } from "./option-validation.js";
-
-/** Event types the agent loop records. Teams and adapters add their own (team_message, …). */
-export type ContextTraceEventType =
-  | "run_start"
-  | "user_message"
-  | "model_request"
-  | "assistant_message"
-  | "tool_use"
-  | "tool_result"
-  | "compaction"
-  | "error"
-  | "result"
-  | (string & {});
-
-/** One structured trace event. `seq` orders the events of one run (one query). */
-export interface ContextTraceEvent {
-  session_id: string;
-  run_id: string;
-  seq: number;
-  /** Who emitted it: the agent's name (or "agent"), or "team". */
-  source: string;
-  type: ContextTraceEventType;
-  /** ISO timestamp. */
-  time: string;
-  /** The run this run was started from (a delegating parent or a team), when there is one. */
-  parent_run_id?: string;
-  data: Record<string, unknown>;
-}
+import type { ContextTraceEvent } from "./trace-events.js";
 
 /** The ContextTracer port: observes runs without changing the loop. Methods only. */
 export interface ContextTracer {
@@ -118,8 +92,28 @@ export function createCompositeContextTracer(tracers: ContextTracer[]): ContextT
       for (const tracer of tracers) await guarded(tracer, () => tracer.close?.());
     },
   };
+  withRelease(composite, async () => {
+    for (const tracer of tracers) await releaseTracer(tracer);
+  });
   // The composite itself never fails: each member's own policy decides.
   return bindFailurePolicy(composite, true);
+}
+
+/**
+ * What Agent.close() does to the agent's tracer: flush it and release its handles (a JSONL tracer closes its
+ * descriptor and reopens on the next event), without closing it — a tracer may be shared by several agents and
+ * stays the host's to close(). Follows the tracer's failure policy.
+ */
+export async function releaseTracer(tracer: ContextTracer): Promise<void> {
+  const release = brandOf(tracer, BRANDS.release);
+  await guarded(tracer, () =>
+    typeof release === "function" ? (release as () => void | Promise<void>)() : tracer.flush?.(),
+  );
+}
+
+/** Marks `release` as the tracer's handle release for releaseTracer(). */
+export function withRelease<T extends ContextTracer>(tracer: T, release: () => void | Promise<void>): T {
+  return brand(tracer, BRANDS.release, release);
 }
 
 /** Delivers one event, applying the tracer's failure policy. */

@@ -13,6 +13,11 @@ export interface WorkspaceSession {
   tools: ToolDefinition[];
   /** Appended to the system prompt so the model knows where it may write. */
   systemPromptSection?: string;
+  /**
+   * Called once by Agent.close(): release what the session holds; delete a private workspace unless `keep`
+   * (the host asked to keep it, or the session is named and may be resumed).
+   */
+  close?(options: { keep: boolean }): void | Promise<void>;
 }
 
 /**

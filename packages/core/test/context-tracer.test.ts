@@ -16,6 +16,7 @@ import {
   type FailurePolicyOptions,
   InvalidOptionError,
   type ModelMessage,
+  TRACE_EVENT_VERSION,
   tool,
 } from "../src/index.js";
 import { collect, mockServer } from "./helpers.js";
@@ -62,13 +63,14 @@ function recorder(options?: FailurePolicyOptions, methods: Partial<ContextTracer
 
 function traceEvent(seq: number): ContextTraceEvent {
   return {
+    v: TRACE_EVENT_VERSION,
     session_id: "s",
     run_id: "r",
     seq,
     source: "agent",
     type: "run_start",
     time: new Date().toISOString(),
-    data: {},
+    data: { model: "m", tools: [] },
   };
 }
 
@@ -80,7 +82,7 @@ async function eventsIn(path: string): Promise<ContextTraceEvent[]> {
 }
 
 describe("createJsonlContextTracer (R2)", () => {
-  it("writes one line per event with exactly session_id, run_id, seq, source, type, time and data", async () => {
+  it("writes one line per event with exactly v, session_id, run_id, seq, source, type, time and data", async () => {
     const path = join(dir, "session.jsonl");
     const tracer = createJsonlContextTracer({ path });
     const agent = createBareAgent({ model: "m", modelClient: toolClient(), tools: [add], tracer });
@@ -98,7 +100,9 @@ describe("createJsonlContextTracer (R2)", () => {
         "source",
         "time",
         "type",
+        "v",
       ]);
+      expect(event.v).toBe(TRACE_EVENT_VERSION);
       expect(event.seq).toBe(index);
       expect(event.session_id).toBe(agent.sessionId);
       expect(event.run_id).toBe(events[0]!.run_id);
@@ -127,7 +131,7 @@ describe("createJsonlContextTracer (R2)", () => {
 
     const [runStart, user, request, assistant, use, result, , , end] = await eventsIn(path);
     expect(runStart!.data).toEqual({ model: "m", tools: ["add"] });
-    expect(user!.data).toEqual({ content: "What is 2+3?" });
+    expect(user!.data).toEqual({ content: "What is 2+3?", origin: "prompt" });
     expect(request!.data).toMatchObject({
       turn: 1,
       model: "m",
@@ -139,12 +143,14 @@ describe("createJsonlContextTracer (R2)", () => {
       stop_reason: "tool_use",
       message: { role: "assistant" },
     });
-    expect(use!.data).toEqual({ id: "toolu_add", name: "add", input: { a: 2, b: 3 } });
+    expect(use!.data).toEqual({ id: "toolu_add", name: "add", input: { a: 2, b: 3 }, turn: 1 });
     expect(result!.data).toMatchObject({
-      type: "tool_result",
       tool_use_id: "toolu_add",
       content: "5",
       name: "add",
+      kind: "tool",
+      is_error: false,
+      turn: 1,
     });
     expect(end!.data).toMatchObject({
       subtype: "success",
@@ -591,7 +597,7 @@ describe("errors in the trace (R2)", () => {
       "error",
       "result",
     ]);
-    const error = events[3]!;
+    const error = events[3] as ContextTraceEvent<"error">;
     expect(error.data.error).toMatchObject({ name: "APIError", code: "api_error" });
     expect(String((error.data.error as { message: string }).message)).toContain("roles must alternate");
     expect(events[4]!.data).toMatchObject({

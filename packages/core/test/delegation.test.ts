@@ -11,8 +11,8 @@ import { z } from "zod/v4";
 import {
   type AgentLike,
   agentTool,
+  createAgentFactory,
   createBareAgent,
-  defineAgent,
   defineContextTracer,
   delegateTool,
   type SDKMessage,
@@ -20,6 +20,8 @@ import {
   tool,
 } from "../src/index.js";
 import { collect, mockServer } from "./helpers.js";
+
+const { defineAgent } = createAgentFactory();
 
 const reviewSchema = z.object({ approved: z.boolean(), issues: z.array(z.string()) });
 type Body = {

@@ -411,20 +411,13 @@ describe("defineHistoryStore validation (C25)", () => {
     );
   });
 
-  it("returns an object with exactly load, append and replace (no failOnError field)", () => {
-    expect(Object.keys(defineHistoryStore(methods(), { failOnError: true })).sort()).toEqual([
-      "append",
-      "load",
-      "replace",
-    ]);
-    expect(Object.keys(defineHistoryStore({ ...methods(), failOnError: true })).sort()).toEqual([
-      "append",
-      "load",
-      "replace",
-    ]);
+  it("returns an object with exactly load, append, replace and close (no failOnError field)", () => {
+    const methodsOnly = ["append", "close", "load", "replace"];
+    expect(Object.keys(defineHistoryStore(methods(), { failOnError: true })).sort()).toEqual(methodsOnly);
+    expect(Object.keys(defineHistoryStore({ ...methods(), failOnError: true })).sort()).toEqual(methodsOnly);
     expect(
       Object.keys(createJsonlHistoryStore({ path: join(dir, "x.jsonl"), failOnError: true })).sort(),
-    ).toEqual(["append", "load", "replace"]);
+    ).toEqual(methodsOnly);
   });
 
   it("a plain object store not made by defineHistoryStore is rejected by createBareAgent", () => {

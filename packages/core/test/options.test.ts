@@ -1,7 +1,10 @@
 import { createScriptedModelClient } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import { createAgent, createBareAgent, InvalidOptionError, tool } from "../src/index.js";
+import { createAgentFactory, createBareAgent, InvalidOptionError, tool } from "../src/index.js";
+
+// Core ships no default workspace; a distribution (the umbrella) builds its createAgent() with this factory.
+const { createAgent } = createAgentFactory();
 
 const client = createScriptedModelClient();
 
