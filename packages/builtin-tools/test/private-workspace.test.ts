@@ -3,12 +3,13 @@
 // A session resumed with the same id gets the same workspace back.
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { createAgent } from "@agent-lattice/core";
+import { createAgentFactory } from "@agent-lattice/core";
 import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAgentWorkspace, createBuiltinWorkspaceProvider, WorkspaceError } from "../src/index.js";
 import { call, tempDir, text } from "./helpers.js";
 
+const { createAgent } = createAgentFactory();
 const uid = process.getuid?.() ?? -1;
 let savedTmp: string | undefined;
 let tmp: string;

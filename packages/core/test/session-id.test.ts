@@ -1,7 +1,9 @@
 // AgentOptions.sessionId: naming a session so a new process can resume it (history and workspace), C25.
 import { createScriptedModelClient, textTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { createAgent, createBareAgent, defineAgent, InvalidOptionError } from "../src/index.js";
+import { createAgentFactory, createBareAgent, InvalidOptionError } from "../src/index.js";
+
+const { createAgent, defineAgent } = createAgentFactory();
 
 const client = () => createScriptedModelClient({ script: [textTurn("ok")] });
 
