@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type { ToolDefinition, WorkspaceProvider, WorkspaceSession } from "@agent-lattice/core";
@@ -146,9 +147,22 @@ export function createBuiltinWorkspaceProvider(
         ...(options?.bash !== undefined ? { bash: options.bash } : {}),
         ...(options?.tools !== undefined ? { tools: options.tools } : {}),
       });
-      return { tools: workspace.tools, systemPromptSection: workspace.systemPromptSection };
+      return {
+        tools: workspace.tools,
+        systemPromptSection: workspace.systemPromptSection,
+        // Agent.close(): a private workspace goes with its session unless it is kept (named, resumable sessions).
+        close: ({ keep }) => (keep ? undefined : removeWorkspace(workspace.dir)),
+      };
     },
   };
+}
+
+/**
+ * Deletes a workspace directory. rm never follows symlinks (a link inside, or a workspace swapped for a link, is
+ * removed as a link), and a missing directory (no tool ever ran) is fine.
+ */
+async function removeWorkspace(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
 }
 
 /**

@@ -129,3 +129,41 @@ describe("a resumed session gets its workspace back", () => {
     expect(text({ content: toolResult })).not.toContain("permission_denied");
   });
 });
+
+describe("the workspace follows the session's lifecycle", () => {
+  it("agent.close() deletes an unnamed session's workspace, keeps a named one, and keepWorkspace keeps any", async () => {
+    const run = async (options: { sessionId?: string }, close?: { keepWorkspace: boolean }) => {
+      const client = createScriptedModelClient({
+        script: [toolTurn({ name: "Write", input: { file_path: "f.txt", content: "x" } }), textTurn("ok")],
+      });
+      const agent = createAgent({
+        model: "m",
+        modelClient: client,
+        workspace: createBuiltinWorkspaceProvider(),
+        ...options,
+      });
+      await agent.prompt("write");
+      const dir = join(userDir(), "workspaces", agent.sessionId);
+      expect(existsSync(join(dir, "f.txt"))).toBe(true);
+      await agent.close(close);
+      return existsSync(dir);
+    };
+    expect(await run({})).toBe(false);
+    expect(await run({ sessionId: "named" })).toBe(true);
+    expect(await run({}, { keepWorkspace: true })).toBe(true);
+    expect(await run({ sessionId: "named-2" }, { keepWorkspace: false })).toBe(false);
+  });
+
+  it("close() removes a symlink planted in the workspace as a link, never its target", async () => {
+    const outside = tempDir("outside-");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(outside, "keep.txt"), "mine");
+    const session = createBuiltinWorkspaceProvider().createSession({ sessionId: "linked" });
+    const tools = Object.fromEntries(session.tools.map(entry => [entry.name, entry]));
+    await call(tools.Write, { file_path: "a.txt", content: "a" });
+    symlinkSync(outside, join(userDir(), "workspaces", "linked", "out"));
+    await session.close?.({ keep: false });
+    expect(existsSync(join(userDir(), "workspaces", "linked"))).toBe(false);
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("mine");
+  });
+});

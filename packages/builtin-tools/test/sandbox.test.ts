@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bubblewrapPrefix } from "../src/bash/sandbox.js";
 import { call, hostTempDir, processRunning, snapshot, tempDir, text, toolsFor, waitFor } from "./helpers.js";
@@ -149,6 +150,49 @@ describe("Bash in the bubblewrap sandbox", () => {
       process.env.PATH = saved;
       vi.resetModules();
     }
+  });
+
+  it("runs in a working directory under /tmp that is not a writable root (read-only there)", async ctx => {
+    requireSandbox(ctx);
+    const cwd = tempDir("sandbox-cwd-");
+    writeFileSync(`${cwd}/seen.txt`, "visible");
+    const root = hostTempDir("sandbox-root-");
+    const bash = toolsFor({ cwd, allowedDirectories: [root], bash: { sandbox: true } }).Bash;
+    const output = text(await call(bash, { command: `cat seen.txt; echo x > ${root}/w.txt && echo wrote` }));
+    expect(output).toContain("visible");
+    expect(output).toContain("wrote");
+    expect(readFileSync(`${root}/w.txt`, "utf8")).toBe("x\n");
+  });
+
+  it("the same bwrap arguments confine an unprivileged user (bwrap makes its own user namespace)", async ctx => {
+    requireSandbox(ctx);
+    if (process.getuid?.() !== 0) ctx.skip("already unprivileged: every other sandbox test covers this case");
+    const base = hostTempDir("sandbox-nobody-");
+    const ws = hostTempDir("sandbox-nobody-ws-");
+    writeFileSync(`${base}/existing.txt`, "original");
+    chmodSync(base, 0o777);
+    chmodSync(`${base}/existing.txt`, 0o666); // writable for nobody: only the sandbox stands in the way
+    chownSync(ws, 65534, 65534);
+    const prefix = bubblewrapPrefix([ws], ws, { network: true });
+    const run = spawnSync(
+      "setpriv",
+      [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        ...prefix,
+        "/bin/sh",
+        "-c",
+        `grep CapEff /proc/self/status; echo in > ${ws}/in.txt; echo pwned > ${base}/existing.txt; echo done`,
+      ],
+      { encoding: "utf8", timeout: 10_000 },
+    );
+    if (run.error) ctx.skip(`setpriv is not available: ${run.error.message}`);
+    expect(run.stdout).toMatch(/CapEff:\s+0000000000000000/);
+    expect(run.stdout).toContain("done");
+    expect(run.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(`${ws}/in.txt`, "utf8")).toBe("in\n");
+    expect(readFileSync(`${base}/existing.txt`, "utf8")).toBe("original");
   });
 
   it("builds the bwrap command line with every capability dropped and exactly the writable binds", () => {

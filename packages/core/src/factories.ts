@@ -118,7 +118,7 @@ function buildAgent<TContext, TOutput>(
     skills,
     name: options.name,
     workspace,
-    sessionNamed: false,
+    sessionNamed: options.sessionId !== undefined,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;

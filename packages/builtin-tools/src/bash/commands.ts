@@ -720,36 +720,34 @@ const HANDLERS: Record<string, Handler> = {
         "own process namespace",
     ),
   set(args, _stdin, sink) {
-    // Only options that do not change how names, directories or jobs resolve.
+    // Only options that do not change how names, directories or jobs resolve: -e -u -x -v -C and -o with
+    // errexit, nounset, xtrace, verbose, noclobber or pipefail (also in clusters such as -euo pipefail).
+    const harmless = ["errexit", "nounset", "xtrace", "pipefail", "noclobber", "verbose"];
     for (let index = 0; index < args.length; index++) {
       const word = plain(args[index]!);
       if (word === undefined) {
         sink.opaque(`set ${commandText(args)}`, "set with arguments only known at run time");
         return;
       }
-      if (word === "--" || word === "-") return; // the rest are positional parameters
-      if (word === "-o" || word === "+o") {
-        const option = plain(args[index + 1] ?? literalArg(""));
-        index++;
-        if (
-          option === "" ||
-          ["errexit", "nounset", "xtrace", "pipefail", "noclobber", "verbose"].includes(option!)
-        )
-          continue;
+      if (word === "--" || word === "-" || !/^[-+]/.test(word)) return; // the rest are positional parameters
+      for (const letter of word.slice(1)) {
+        if ("euxvC".includes(letter)) continue;
+        if (letter === "o") {
+          const option = plain(args[++index] ?? literalArg(""));
+          if (option === "" || harmless.includes(option ?? "")) continue;
+          sink.opaque(
+            `set ${word} ${option ?? "?"}`,
+            `set -o ${option ?? "?"} changes how bash runs the commands; not modeled`,
+          );
+          return;
+        }
         sink.opaque(
-          `set ${word} ${option}`,
-          `set -o ${option} changes how bash runs the commands; not modeled`,
+          `set ${word}`,
+          `set -${letter} changes how bash runs the commands (for example -m puts jobs out of reach, -P resolves ` +
+            "directories physically, -a exports every variable); not modeled",
         );
         return;
       }
-      if (/^[-+][euxvC]+$/.test(word)) continue;
-      if (!/^[-+]/.test(word)) return; // positional parameters
-      sink.opaque(
-        `set ${word}`,
-        `set ${word} changes how bash runs the commands (for example -m puts jobs out of reach, -P resolves ` +
-          "directories physically, -a exports every variable); not modeled",
-      );
-      return;
     }
   },
   declare: declaration,

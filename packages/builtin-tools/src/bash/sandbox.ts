@@ -113,6 +113,9 @@ export function bubblewrapPrefix(
 ): string[] {
   const args = ["bwrap", ...BASE_FLAGS];
   if (!options.network) args.push("--unshare-net");
+  // A working directory under /tmp that is no writable root would not exist in the private /tmp: show it
+  // read-only. Roots bound afterwards (below or above it) mount over this view where they overlap.
+  if (/^\/tmp\//.test(cwd) && isDirectory(cwd)) args.push("--ro-bind", cwd, cwd);
   // After --tmpfs /tmp, so roots under /tmp (the default workspace root) are bound into the private /tmp.
   for (const dir of writable) {
     if (isDirectory(dir)) args.push("--bind", dir, dir);
