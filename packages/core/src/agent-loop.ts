@@ -61,6 +61,7 @@ export async function* runQuery(
   let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
+    await runtime.tools.refresh(); // tool sources (MCP servers) whose list changed, so init names the real tools
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };

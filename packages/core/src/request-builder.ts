@@ -18,6 +18,8 @@ export async function buildModelRequest(
   /** The request's deadline (requestTimeoutMs), passed on so a client can cancel its own work. */
   timeoutMs?: number,
 ): Promise<ModelRequest> {
+  // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
+  await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"] = extraSystem
