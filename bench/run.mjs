@@ -5,10 +5,12 @@ import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
 import { runTracing } from "./tracing.mjs";
+import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
 await runPromptCaching();
 await runTracing();
 await runColdStart();
 await runGrepGlob();
+await runWriteBoundary();
 runFootprint();
