@@ -40,8 +40,10 @@ const STATUSES: ReadonlySet<string> = new Set([
  */
 export function createMemoryMailbox(): TeamMailbox {
   const byId = new Map<string, Stored>();
-  /** Insertion order per recipient mailbox: claimNext() scans its own mailbox only. */
+  /** Every message per recipient mailbox, oldest first (inbox()). */
   const byMailbox = new Map<string, Stored[]>();
+  /** The unsettled ones per mailbox, oldest first: claims scan only these. */
+  const openByMailbox = new Map<string, Stored[]>();
   const log = new Map<string, TeamMessageTransition[]>();
 
   const record = (
@@ -63,9 +65,11 @@ export function createMemoryMailbox(): TeamMailbox {
     const message = buildMessage(input, now, id => byId.get(id)?.message);
     const stored: Stored = { message };
     byId.set(message.id, stored);
-    const list = byMailbox.get(message.to) ?? [];
-    list.push(stored);
-    byMailbox.set(message.to, list);
+    for (const index of [byMailbox, openByMailbox]) {
+      const list = index.get(message.to) ?? [];
+      list.push(stored);
+      index.set(message.to, list);
+    }
     log.set(message.id, []);
     record(message.id, null, "pending", now);
     return message;
@@ -73,7 +77,7 @@ export function createMemoryMailbox(): TeamMailbox {
 
   /** The mailbox's unsettled messages, oldest first; settled ones are dropped as they are met (cheap scans). */
   const live = (mailboxId: string): Stored[] => {
-    const list = byMailbox.get(mailboxId);
+    const list = openByMailbox.get(mailboxId);
     if (!list) return [];
     let write = 0;
     for (const stored of list) if (!TERMINAL_STATUSES.has(stored.message.status)) list[write++] = stored;

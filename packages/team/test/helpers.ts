@@ -15,7 +15,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map(server => server.close()));
 });
 
-export type Reply = MockScriptItem | ((request: RecordedRequest) => MockScriptItem);
+export type Reply = MockScriptItem | ((request: RecordedRequest) => MockScriptItem | Promise<MockScriptItem>);
 
 /**
  * A mock Anthropic server whose replies are scripted per agent: every agent of a test uses its own model name, and
