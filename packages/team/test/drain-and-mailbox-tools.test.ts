@@ -1,6 +1,6 @@
 // Spec "Team runtime drain" and "Routing loops" (T7, T9): explicit routing, claimNext, drain, the mailbox tools,
 // the no-reply rule and bounded loops.
-import { textTurn, toolTurn, toolUse, turn } from "@agent-lattice/testing";
+import { textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { createTeam, TeamError, teamMember } from "../src/index.js";
 import { lastUserText, mockAgent, requestsFor, teamMock } from "./helpers.js";
