@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { AgentLatticeError } from "@agent-lattice/core";
 import type { SQLiteDatabaseLike } from "./sqlite-like.js";
 
@@ -18,13 +19,17 @@ export function tablesFor(prefix: string): MailboxTables {
 
 /**
  * Migrations, in order; the version table records how many have been applied. Never edit a released one — add
- * the next. Every hot query has an index: claims and inboxes (recipient, status, order), threads, transitions.
+ * the next. The hot queries — claims and inboxes by (recipient, status, order), lookups by id — use keys or one index.
  */
 const MIGRATIONS: Array<(t: MailboxTables) => string> = [
+  // Version 1. A message id embeds its row number (msg_<store>_<seq>), so lookups by id use the table's own key and
+  // need no index of their own. Every state change rewrites only the message's row (status, claim, outcome and its
+  // transition log in `history`) and its (recipient, status) index entry: a commit writes as few pages as possible,
+  // which is what bounds throughput on a real disk. Threads are read by scan (monitoring, not a hot path).
   t => `
     CREATE TABLE ${t.messages} (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      id TEXT NOT NULL UNIQUE,
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL,
       work_item_id TEXT NOT NULL,
       thread_id TEXT NOT NULL,
       parent_message_id TEXT,
@@ -40,21 +45,10 @@ const MIGRATIONS: Array<(t: MailboxTables) => string> = [
       claimed_by TEXT,
       claim_token TEXT,
       lease_expires_at INTEGER,
-      outcome TEXT
+      outcome TEXT,
+      history TEXT NOT NULL DEFAULT '[]'
     );
     CREATE INDEX ${t.messages}_by_mailbox_status ON ${t.messages} (to_mailbox, status, seq);
-    CREATE INDEX ${t.messages}_by_mailbox ON ${t.messages} (to_mailbox, seq);
-    CREATE INDEX ${t.messages}_by_thread ON ${t.messages} (thread_id, seq);
-    CREATE TABLE ${t.transitions} (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      message_id TEXT NOT NULL,
-      from_status TEXT,
-      to_status TEXT NOT NULL,
-      at INTEGER NOT NULL,
-      claim_token TEXT,
-      owner TEXT
-    );
-    CREATE INDEX ${t.transitions}_by_message ON ${t.transitions} (message_id, seq);
   `,
 ];
 
@@ -79,17 +73,27 @@ export function migrate(
   db: SQLiteDatabaseLike,
   tables: MailboxTables,
   inTransaction: <T>(work: () => T) => T,
-): void {
-  inTransaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${tables.version} (version INTEGER NOT NULL)`);
-    const row = db.prepare(`SELECT version FROM ${tables.version} LIMIT 1`).get() as
-      | { version: number }
+): string {
+  return inTransaction(() => {
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${tables.version} (version INTEGER NOT NULL, store_id TEXT NOT NULL)`,
+    );
+    const row = db.prepare(`SELECT version, store_id FROM ${tables.version} LIMIT 1`).get() as
+      | { version: number; store_id: string }
       | undefined;
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) throw new SQLiteMailboxSchemaError(current);
     for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!(tables));
-    if (!row) db.prepare(`INSERT INTO ${tables.version} (version) VALUES (?)`).run(SCHEMA_VERSION);
-    else if (current !== SCHEMA_VERSION)
+    // The store id makes message ids unique beyond this file (ids embed it with the row number).
+    const storeId = row?.store_id ?? randomUUID().replace(/-/g, "").slice(0, 12);
+    if (!row) {
+      db.prepare(`INSERT INTO ${tables.version} (version, store_id) VALUES (?, ?)`).run(
+        SCHEMA_VERSION,
+        storeId,
+      );
+    } else if (current !== SCHEMA_VERSION) {
       db.prepare(`UPDATE ${tables.version} SET version = ?`).run(SCHEMA_VERSION);
+    }
+    return storeId;
   });
 }

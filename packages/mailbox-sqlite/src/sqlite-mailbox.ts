@@ -56,7 +56,11 @@ interface Row {
   claim_token: string | null;
   lease_expires_at: number | null;
   outcome: string | null;
+  history: string;
 }
+
+/** One entry of a row's transition log: [from, to, at, claimToken, owner]. */
+type LoggedTransition = [TeamMessageStatus | null, TeamMessageStatus, number, string | null, string | null];
 
 let processOwner: string | undefined;
 
@@ -114,15 +118,20 @@ export function createSQLiteMailbox(
   );
   if (synchronous !== "inherit") db.exec(`PRAGMA synchronous = ${synchronous}`);
 
+  // IMMEDIATE takes the write lock up front, so a read-then-write (a claim) cannot interleave with another
+  // process's; prepared once, since every operation runs one.
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
   const inTransaction = <T>(work: () => T): T => {
-    db.exec("BEGIN IMMEDIATE");
+    begin.run();
     try {
       const result = work();
-      db.exec("COMMIT");
+      commit.run();
       return result;
     } catch (error) {
       try {
-        db.exec("ROLLBACK");
+        rollback.run();
       } catch {
         // The transaction may already be gone (SQLite rolls back on some errors by itself).
       }
@@ -131,58 +140,62 @@ export function createSQLiteMailbox(
   };
 
   const t = tablesFor(prefix);
-  migrate(db, t, inTransaction);
+  const storeId = migrate(db, t, inTransaction);
+  const idPattern = new RegExp(`^msg_${storeId}_(\\d+)$`);
+  /** The row number a message id of this store embeds (undefined for a foreign or malformed id). */
+  const seqOf = (messageId: string): number | undefined => {
+    const match = typeof messageId === "string" ? idPattern.exec(messageId) : null;
+    return match ? Number(match[1]) : undefined;
+  };
 
   const sql = {
     insert: db.prepare(
-      `INSERT INTO ${t.messages} (id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0)`,
+      `INSERT INTO ${t.messages} (seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, history)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, ?)`,
     ),
-    byId: db.prepare(`SELECT * FROM ${t.messages} WHERE id = ?`),
-    parent: db.prepare(`SELECT work_item_id, thread_id FROM ${t.messages} WHERE id = ?`),
+    bySeq: db.prepare(`SELECT * FROM ${t.messages} WHERE seq = ?`),
+    nextSeq: db.prepare(`SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages}`),
     inboxAll: db.prepare(`SELECT * FROM ${t.messages} WHERE to_mailbox = ? ORDER BY seq LIMIT ?`),
     inboxStatus: db.prepare(
       `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = ? ORDER BY seq LIMIT ?`,
     ),
     thread: db.prepare(`SELECT * FROM ${t.messages} WHERE thread_id = ? ORDER BY seq`),
     busy: db.prepare(
-      `SELECT id FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing' AND lease_expires_at > ? AND id <> ? LIMIT 1`,
+      `SELECT id FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing' AND lease_expires_at > ? AND seq <> ? LIMIT 1`,
     ),
-    oldestPending: db.prepare(
-      `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1`,
-    ),
-    oldestExpired: db.prepare(
-      `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing' AND lease_expires_at <= ? ORDER BY seq LIMIT 1`,
+    // A claim's one read: the mailbox's processing messages (at most one live, maybe some expired) and its oldest
+    // pending one, both straight from the (recipient, status, seq) index.
+    candidates: db.prepare(
+      `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing'
+       UNION ALL SELECT * FROM (SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1)`,
     ),
     take: db.prepare(
-      `UPDATE ${t.messages} SET status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`,
+      `UPDATE ${t.messages} SET status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?, history = json_insert(history, '$[#]', json(?)) WHERE seq = ?`,
     ),
-    renew: db.prepare(`UPDATE ${t.messages} SET lease_expires_at = ?, updated_at = ? WHERE id = ?`),
+    renew: db.prepare(`UPDATE ${t.messages} SET lease_expires_at = ?, updated_at = ? WHERE seq = ?`),
     finish: db.prepare(
-      `UPDATE ${t.messages} SET status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
+      `UPDATE ${t.messages} SET status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?, history = json_insert(history, '$[#]', json(?)) WHERE seq = ?`,
     ),
-    transition: db.prepare(
-      `INSERT INTO ${t.transitions} (message_id, from_status, to_status, at, claim_token, owner) VALUES (?, ?, ?, ?, ?, ?)`,
-    ),
-    transitions: db.prepare(
-      `SELECT message_id, from_status, to_status, at, claim_token, owner FROM ${t.transitions} WHERE message_id = ? ORDER BY seq`,
-    ),
+    history: db.prepare(`SELECT id, history FROM ${t.messages} WHERE seq = ?`),
   } satisfies Record<string, SQLiteStatementLike>;
 
-  const row = (statement: SQLiteStatementLike, ...params: unknown[]) =>
-    statement.get(...params) as Row | undefined;
+  const byId = (messageId: string): Row | undefined => {
+    const seq = seqOf(messageId);
+    return seq === undefined ? undefined : (sql.bySeq.get(seq) as Row | undefined);
+  };
 
   const insert = (input: NewTeamMessage, now: number): TeamMessage => {
-    const parent = input.parentMessageId
-      ? (sql.parent.get(input.parentMessageId) as { work_item_id: string; thread_id: string } | undefined)
-      : undefined;
+    const parent = input.parentMessageId ? byId(input.parentMessageId) : undefined;
     const kind = input.kind ?? "message";
     const answers = kind === "reply" || kind === "followup";
-    const id = `msg_${randomUUID()}`;
+    const seq = (sql.nextSeq.get() as { next: number }).next;
+    const id = `msg_${storeId}_${seq}`;
     const workItemId = input.workItemId ?? (answers && parent ? parent.work_item_id : `wi_${randomUUID()}`);
     const threadId = input.threadId ?? parent?.thread_id ?? `th_${randomUUID()}`;
-    const metadata = JSON.stringify(input.metadata ?? {});
+    const metadata = input.metadata ?? {};
+    const history: LoggedTransition[] = [[null, "pending", now, null, null]];
     sql.insert.run(
+      seq,
       id,
       workItemId,
       threadId,
@@ -191,12 +204,26 @@ export function createSQLiteMailbox(
       input.to,
       kind,
       input.content,
-      metadata,
+      JSON.stringify(metadata),
       now,
       now,
+      JSON.stringify(history),
     );
-    sql.transition.run(id, null, "pending", now, null, null);
-    return toMessage(row(sql.byId, id)!);
+    return {
+      id,
+      workItemId,
+      threadId,
+      ...(input.parentMessageId ? { parentMessageId: input.parentMessageId } : {}),
+      from: input.from,
+      to: input.to,
+      kind,
+      content: input.content,
+      status: "pending",
+      metadata: structuredClone(metadata),
+      createdAt: now,
+      updatedAt: now,
+      attempts: 0,
+    };
   };
 
   const claimable = (message: Row, now: number) =>
@@ -207,13 +234,22 @@ export function createSQLiteMailbox(
     const leaseMs = leaseOf(options?.leaseMs);
     const owner = options?.owner ?? defaultOwner();
     const token = randomUUID();
-    sql.take.run(owner, token, now + leaseMs, now, message.id);
-    sql.transition.run(message.id, message.status, "processing", now, token, owner);
-    return { ...toMessage(row(sql.byId, message.id)!), claimToken: token } as ClaimedTeamMessage;
+    const logged: LoggedTransition = [message.status, "processing", now, token, owner];
+    sql.take.run(owner, token, now + leaseMs, now, JSON.stringify(logged), message.seq);
+    const { outcome: _outcome, ...claimed } = toMessage(message);
+    return {
+      ...claimed,
+      status: "processing",
+      claimedBy: owner,
+      leaseExpiresAt: now + leaseMs,
+      attempts: message.attempts + 1,
+      updatedAt: now,
+      claimToken: token,
+    };
   };
 
   const held = (messageId: string, claimToken: string): Row | undefined => {
-    const message = row(sql.byId, messageId);
+    const message = byId(messageId);
     return message?.status === "processing" && message.claim_token === claimToken ? message : undefined;
   };
 
@@ -222,9 +258,17 @@ export function createSQLiteMailbox(
     status: TeamMessageStatus,
     outcome: TeamMessageOutcome | undefined,
     now: number,
-  ) => {
-    sql.finish.run(status, outcome ? JSON.stringify(outcome) : null, now, message.id);
-    sql.transition.run(message.id, message.status, status, now, message.claim_token, message.claimed_by);
+  ): TeamMessage => {
+    const logged: LoggedTransition = [message.status, status, now, message.claim_token, message.claimed_by];
+    sql.finish.run(
+      status,
+      outcome ? JSON.stringify(outcome) : null,
+      now,
+      JSON.stringify(logged),
+      message.seq,
+    );
+    const { claimedBy: _by, leaseExpiresAt: _lease, outcome: _old, ...rest } = toMessage(message);
+    return { ...rest, status, updatedAt: now, ...(outcome ? { outcome: structuredClone(outcome) } : {}) };
   };
 
   const settle = (
@@ -239,9 +283,9 @@ export function createSQLiteMailbox(
       const message = held(messageId, claimToken);
       if (!message) return undefined;
       const now = Date.now();
-      finish(message, status, options?.outcome, now);
+      const settled = finish(message, status, options?.outcome, now);
       const sent = sends.map(input => insert(input, now));
-      return { message: toMessage(row(sql.byId, messageId)!), sent };
+      return { message: settled, sent };
     });
   };
 
@@ -252,7 +296,7 @@ export function createSQLiteMailbox(
       return inTransaction(() => insert(valid, Date.now()));
     },
     async get(messageId) {
-      const message = row(sql.byId, messageId);
+      const message = byId(messageId);
       return message ? toMessage(message) : undefined;
     },
     async inbox(mailboxId, inboxOptions) {
@@ -280,11 +324,12 @@ export function createSQLiteMailbox(
       leaseOf(claimOptions?.leaseMs);
       return inTransaction(() => {
         const now = Date.now();
-        if (sql.busy.get(mailboxId, now, "")) return undefined;
-        const pending = row(sql.oldestPending, mailboxId);
-        const expired = row(sql.oldestExpired, mailboxId, now);
-        const next =
-          pending && expired ? (pending.seq < expired.seq ? pending : expired) : (pending ?? expired);
+        let next: Row | undefined;
+        for (const candidate of sql.candidates.all(mailboxId, mailboxId) as Row[]) {
+          // A live claim means the member is at work: its mailbox waits (members work serially).
+          if (candidate.status === "processing" && (candidate.lease_expires_at ?? 0) > now) return undefined;
+          if (!next || candidate.seq < next.seq) next = candidate;
+        }
         return next ? take(next, claimOptions, now) : undefined;
       });
     },
@@ -292,18 +337,19 @@ export function createSQLiteMailbox(
       leaseOf(claimOptions?.leaseMs);
       return inTransaction(() => {
         const now = Date.now();
-        const message = row(sql.byId, messageId);
+        const message = byId(messageId);
         if (!message || !claimable(message, now)) return undefined;
-        if (sql.busy.get(message.to_mailbox, now, message.id)) return undefined;
+        if (sql.busy.get(message.to_mailbox, now, message.seq)) return undefined;
         return take(message, claimOptions, now);
       });
     },
     async renew(messageId, claimToken, leaseMs) {
       const ms = leaseOf(leaseMs ?? DEFAULT_LEASE_MS);
       return inTransaction(() => {
-        if (!held(messageId, claimToken)) return false;
+        const message = held(messageId, claimToken);
+        if (!message) return false;
         const now = Date.now();
-        sql.renew.run(now + ms, now, messageId);
+        sql.renew.run(now + ms, now, message.seq);
         return true;
       });
     },
@@ -317,41 +363,30 @@ export function createSQLiteMailbox(
       return inTransaction(() => {
         const message = held(messageId, claimToken);
         if (!message) return undefined;
-        finish(message, "pending", undefined, Date.now());
-        return toMessage(row(sql.byId, messageId)!);
+        return finish(message, "pending", undefined, Date.now());
       });
     },
     async cancel(messageId, cancelOptions) {
       assertOutcome(cancelOptions?.outcome);
       return inTransaction(() => {
-        const message = row(sql.byId, messageId);
+        const message = byId(messageId);
         if (!message) return undefined;
         const allowed =
           message.status === "pending" ||
           (message.status === "processing" && message.claim_token === cancelOptions?.claimToken);
         if (!allowed) return undefined;
-        finish(message, "cancelled", cancelOptions?.outcome, Date.now());
-        return toMessage(row(sql.byId, messageId)!);
+        return finish(message, "cancelled", cancelOptions?.outcome, Date.now());
       });
     },
     async transitions(messageId) {
-      const rows = sql.transitions.all(messageId) as Array<{
-        message_id: string;
-        from_status: TeamMessageStatus | null;
-        to_status: TeamMessageStatus;
-        at: number;
-        claim_token: string | null;
-        owner: string | null;
-      }>;
-      return rows.map(entry => {
-        const transition: TeamMessageTransition = {
-          messageId: entry.message_id,
-          from: entry.from_status,
-          to: entry.to_status,
-          at: entry.at,
-        };
-        if (entry.claim_token) transition.claimToken = entry.claim_token;
-        if (entry.owner) transition.owner = entry.owner;
+      const seq = seqOf(messageId);
+      const found =
+        seq === undefined ? undefined : (sql.history.get(seq) as { id: string; history: string } | undefined);
+      if (!found) return [];
+      return (JSON.parse(found.history) as LoggedTransition[]).map(([from, to, at, claimToken, owner]) => {
+        const transition: TeamMessageTransition = { messageId: found.id, from, to, at };
+        if (claimToken) transition.claimToken = claimToken;
+        if (owner) transition.owner = owner;
         return transition;
       });
     },
