@@ -122,17 +122,23 @@ describe("SQLite mailbox durability across SIGKILL (T12)", () => {
           status: string;
           attempts: number;
         }>;
-        const transitions = db
-          .prepare(
-            "SELECT message_id, from_status, to_status, at, owner FROM team_mailbox_transitions ORDER BY seq",
-          )
-          .all() as Array<{
-          message_id: string;
-          from_status: string | null;
-          to_status: string;
-          at: number;
-          owner: string | null;
-        }>;
+        // Each row carries its own transition log: [from, to, at, claimToken, owner].
+        const transitions = (
+          db.prepare("SELECT id, history FROM team_mailbox_messages").all() as Array<{
+            id: string;
+            history: string;
+          }>
+        ).flatMap(({ id, history }) =>
+          (JSON.parse(history) as Array<[string | null, string, number, string | null, string | null]>).map(
+            ([from_status, to_status, at, , owner]) => ({
+              message_id: id,
+              from_status,
+              to_status,
+              at,
+              owner,
+            }),
+          ),
+        );
         const replies = db
           .prepare("SELECT parent_message_id FROM team_mailbox_messages WHERE kind = 'reply'")
           .all() as Array<{ parent_message_id: string }>;
