@@ -7,9 +7,7 @@ export * from "@agent-lattice/core";
 export {
   type AnthropicErrorBody,
   createScriptedModelClient,
-  DEFAULT_CHUNK_SIZE,
   dropConnection,
-  encodeSseEvent,
   hang,
   httpError,
   invalidRequest,
@@ -17,7 +15,6 @@ export {
   type MockAnthropicServerOptions,
   type MockContentBlock,
   type MockFault,
-  type MockMessage,
   type MockResponder,
   type MockScriptItem,
   type MockToolCall,
@@ -44,8 +41,6 @@ export {
   toolTurn,
   toolUse,
   turn,
-  turnToMessage,
-  turnToStreamEvents,
   unauthorized,
 } from "@agent-lattice/testing";
 export { createAgent, defineAgent } from "./create-agent.js";

@@ -25,7 +25,7 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 100;
 
 /** Options of createAgent() / createBareAgent(). Unknown keys throw. */
-export interface AgentOptions<TContext = unknown> {
+export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Model name, passed to the provider unchanged. */
   model: string;
   /** Provider API key. Defaults to the ANTHROPIC_API_KEY environment variable. */
@@ -57,7 +57,7 @@ export interface AgentOptions<TContext = unknown> {
   /** Ask the provider for JSON final text ("json") or JSON matching a schema; the text is returned unchanged. */
   outputFormat?: OutputFormat;
   /** The run must deliver a typed result through the injected submit_output tool. */
-  outputSchema?: OutputSchema;
+  outputSchema?: OutputSchema<TOutput>;
   /** Which calls of one model response may run at the same time. */
   toolConcurrency?: ToolConcurrency;
   /** Sees each whole tool batch before any tool runs and may reject it. */
@@ -144,7 +144,7 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "runtime",
 ]);
 
-export function validateAgentOptions(options: AgentOptions<any>): void {
+export function validateAgentOptions(options: AgentOptions<any, any>): void {
   if (options === null || typeof options !== "object") {
     throw new InvalidOptionError(
       'AgentOptions: expected an options object such as { model: "claude-sonnet-4-6" }.',

@@ -10,9 +10,9 @@ import { releaseTracer } from "./tracer.js";
 /**
  * The shape that agents, teams and runners share: anything that accepts an agent accepts an AgentLike.
  */
-export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
+export interface AgentLike<TContext = unknown, TMessage = SDKMessage, TOutput = unknown> {
   query(prompt: PromptInput, options?: QueryOptions<TContext>): AsyncGenerator<TMessage, void, undefined>;
-  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage>;
+  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage<TOutput>>;
   /** Ends the in-flight query with subtype "interrupted"; false when idle. */
   interrupt(): boolean;
 }
@@ -21,7 +21,9 @@ export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
  * A live agent session: one conversation, one history. Create it with createAgent()/createBareAgent();
  * the class itself is not exported as a value because the factories also make the session id and workspace.
  */
-export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisposable {
+export class Agent<TContext = unknown, TOutput = unknown>
+  implements AgentLike<TContext, SDKMessage, TOutput>, AsyncDisposable
+{
   readonly sessionId: string;
   readonly #runtime: AgentRuntime;
   #control: QueryControl | undefined;
@@ -56,10 +58,13 @@ export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisp
   }
 
   /** Runs one query to the end and returns its result message. */
-  async prompt(prompt: PromptInput, options: QueryOptions<TContext> = {}): Promise<SDKResultMessage> {
-    let result: SDKResultMessage | undefined;
+  async prompt(
+    prompt: PromptInput,
+    options: QueryOptions<TContext> = {},
+  ): Promise<SDKResultMessage<TOutput>> {
+    let result: SDKResultMessage<TOutput> | undefined;
     for await (const message of this.query(prompt, options)) {
-      if (message.type === "result") result = message;
+      if (message.type === "result") result = message as SDKResultMessage<TOutput>;
     }
     return result!;
   }

@@ -28,14 +28,18 @@ export interface AgentDefaults {
  * built-in workspace tools; core never imports them.
  */
 export function createAgentFactory(defaults: AgentDefaults = {}) {
-  function createAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+  function createAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): Agent<TContext, TOutput> {
     validateAgentOptions(options);
     assertModelAccess(options);
     const provider = options.workspace === false ? undefined : (options.workspace ?? defaults.workspace);
     return buildAgent(options, provider);
   }
   /** A template: the same options, no state. spawn() makes an independent session (a createAgent() call). */
-  function defineAgent<TContext = unknown>(options: AgentOptions<TContext>): AgentSpec<TContext> {
+  function defineAgent<TContext = unknown, TOutput = unknown>(
+    options: AgentOptions<TContext, TOutput>,
+  ): AgentSpec<TContext, TOutput> {
     validateAgentOptions(options);
     assertModelAccess(options);
     const frozen = Object.freeze({ ...options });
@@ -43,14 +47,16 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
       kind: "agent_spec" as const,
       name: options.name,
       options: frozen,
-      spawn: () => createAgent<TContext>({ ...frozen }),
+      spawn: () => createAgent<TContext, TOutput>({ ...frozen }),
     });
   }
   return { createAgent, defineAgent };
 }
 
 /** An agent with exactly the prompt and tools the host passes: no workspace, no built-in tools. */
-export function createBareAgent<TContext = unknown>(options: AgentOptions<TContext>): Agent<TContext> {
+export function createBareAgent<TContext = unknown, TOutput = unknown>(
+  options: AgentOptions<TContext, TOutput>,
+): Agent<TContext, TOutput> {
   validateAgentOptions(options);
   if (options.workspace !== undefined && options.workspace !== false) {
     throw new InvalidOptionError(
@@ -61,7 +67,10 @@ export function createBareAgent<TContext = unknown>(options: AgentOptions<TConte
   return buildAgent(options, undefined);
 }
 
-function buildAgent<TContext>(options: AgentOptions<TContext>, provider: WorkspaceProvider | undefined) {
+function buildAgent<TContext, TOutput>(
+  options: AgentOptions<TContext, TOutput>,
+  provider: WorkspaceProvider | undefined,
+): Agent<TContext, TOutput> {
   const sessionId = globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
@@ -77,7 +86,7 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
-  const agent = new Agent<TContext>({
+  const agent = new Agent<TContext, TOutput>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -105,7 +114,7 @@ function buildAgent<TContext>(options: AgentOptions<TContext>, provider: Workspa
 }
 
 /** Fails at assembly when the built-in client would have no API key. */
-function assertModelAccess(options: AgentOptions<any>): void {
+function assertModelAccess(options: AgentOptions<any, any>): void {
   if (options.modelClient || options.apiKey || process.env.ANTHROPIC_API_KEY) return;
   throw new InvalidOptionError(
     "AgentOptions: no API key. Pass apiKey (for example apiKey: process.env.DEEPSEEK_API_KEY), set " +
@@ -113,7 +122,7 @@ function assertModelAccess(options: AgentOptions<any>): void {
   );
 }
 
-function defaultClient(options: AgentOptions<any>): ModelClient {
+function defaultClient(options: AgentOptions<any, any>): ModelClient {
   return createAnthropicModelClient({
     apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),

@@ -92,6 +92,27 @@ describe("tool concurrency (C14)", () => {
     expect(r.events).toEqual(["start x", "end x", "start write", "end write", "start y", "end y"]);
   });
 
+  it("isConcurrencySafe(input): calls whose input is safe do overlap, around one that is not", async () => {
+    const r = recorder();
+    const reader = r.make("reader", { safe: input => input.id !== "write" });
+    await run(
+      [reader],
+      [
+        ["reader", "a"],
+        ["reader", "b"],
+        ["reader", "write"],
+        ["reader", "c"],
+        ["reader", "d"],
+      ],
+    );
+    const order = r.events;
+    // a and b both start before either ends; so do c and d; the unsafe call runs alone between them.
+    expect(order.slice(0, 2).sort()).toEqual(["start a", "start b"]);
+    expect(order.slice(4, 6)).toEqual(["start write", "end write"]);
+    expect(order.slice(6, 8).sort()).toEqual(["start c", "start d"]);
+    expect(r.peak()).toBe(2);
+  });
+
   it("tools without a declaration stay sequential by default", async () => {
     const r = recorder();
     const plain = r.make("plain");

@@ -257,4 +257,28 @@ describe("permission (C20)", () => {
     }).prompt("x");
     expect(seen).toEqual(["[redacted]"]);
   });
+
+  it("an updatedInput that fails the schema is rejected: the handler never runs, the model gets an error result", async () => {
+    const seen: unknown[] = [];
+    const echo = tool("echo", "Echo", z.object({ text: z.string() }), async ({ text }) => {
+      seen.push(text);
+      return { content: text };
+    });
+    const client = createScriptedModelClient({
+      script: [toolTurn({ name: "echo", input: { text: "fine" }, id: "t1" }), textTurn("ok")],
+    });
+    await createBareAgent({
+      model: "m",
+      modelClient: client,
+      tools: [echo],
+      permission: () => ({ behavior: "allow", updatedInput: { text: 42 } }),
+    }).prompt("x");
+    expect(seen).toEqual([]);
+    const [result] = client.requests[1]!.messages.at(-1)!.content as Array<{
+      content: string;
+      is_error?: boolean;
+    }>;
+    expect(result).toMatchObject({ is_error: true });
+    expect(result!.content).toMatch(/permission callback rewrote the input of "echo" into invalid input/);
+  });
 });
