@@ -212,3 +212,57 @@ describe("team.send / team.mailbox.claimNext / team.drain (T9)", () => {
     });
   });
 });
+
+describe("team_read / team_status / team_inbox during mailbox work (T7)", () => {
+  it("a member reads its message, sees its thread and inbox, then replies", async () => {
+    let messageId = "";
+    const server = await teamMock({
+      researcher: [
+        () => toolTurn({ name: "team_read", input: { message_id: messageId } }),
+        () => toolTurn({ name: "team_status", input: {} }),
+        () => toolTurn({ name: "team_inbox", input: { status: "all" } }),
+        () => toolTurn({ name: "team_read", input: { message_id: "msg_not_mine" } }),
+        () => toolTurn({ name: "team_reply", input: { content: "Read it; done." } }),
+        () => toolTurn({ name: "team_reply", input: { content: "Twice?" } }),
+        () => textTurn("ok"),
+      ],
+    });
+    const team = createTeam({
+      name: "eng",
+      lead: mockAgent(server, "lead"),
+      members: [teamMember({ name: "researcher", role: "executor", agent: mockAgent(server, "researcher") })],
+    });
+    const sent = await team.send({
+      to: "researcher",
+      content: "Read me in full.",
+      metadata: { priority: "high" },
+    });
+    messageId = sent.id;
+    await team.drain();
+    const requests = requestsFor(server, "researcher");
+    const read = JSON.parse(lastUserText(requests[1]!));
+    expect(read).toMatchObject({
+      message_id: sent.id,
+      content: "Read me in full.",
+      metadata: { priority: "high" },
+      status: "processing",
+    });
+    const status = JSON.parse(lastUserText(requests[2]!));
+    expect(status).toMatchObject({
+      thread_id: sent.threadId,
+      messages: [{ message_id: sent.id, status: "processing" }],
+    });
+    const inbox = JSON.parse(lastUserText(requests[3]!));
+    expect(inbox).toMatchObject({ mailbox: "eng::researcher", messages: [{ message_id: sent.id }] });
+    expect(JSON.parse(lastUserText(requests[4]!))).toMatchObject({ code: "team_message_not_found" });
+    expect(JSON.parse(lastUserText(requests[5]!))).toMatchObject({
+      status: "reply_recorded",
+      message_id: sent.id,
+    });
+    expect(JSON.parse(lastUserText(requests[6]!))).toMatchObject({ code: "team_already_replied" });
+    expect(await team.mailbox.get(sent.id)).toMatchObject({
+      status: "completed",
+      outcome: { content: "Read it; done." },
+    });
+  });
+});
