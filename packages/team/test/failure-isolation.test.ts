@@ -274,3 +274,50 @@ describe("event shape of a failed handoff", () => {
     ]);
   });
 });
+
+describe("how a team run ends", () => {
+  it("a consumer that stops reading mid-handoff aborts the run: nothing hangs, the work is cancelled", async () => {
+    const server = await teamMock({
+      lead: [turn([handoff("first", "a"), handoff("second", "b")])],
+      first: [textTurn("slow", { delayMs: 5_000 })],
+    });
+    const team = createTeam({
+      name: "ops",
+      lead: mockAgent(server, "lead"),
+      members: ["first", "second"].map(name =>
+        teamMember({ name, role: "executor", agent: mockAgent(server, name) }),
+      ),
+    });
+    for await (const event of team.query("Go.")) {
+      if (event.type === "team_agent" && event.subtype === "started") break;
+    }
+    for (const member of ["first", "second"]) {
+      const [message] = await team.mailbox.inbox(`ops::${member}`, { status: "all" });
+      expect(message!.status).toBe("cancelled");
+    }
+    // The team is usable again.
+    server.respondWith(() => textTurn("fresh start"));
+    expect((await team.prompt("Again.")).result).toBe("fresh start");
+  });
+
+  it("handoffs of a final batch that ends the run (endTurn) are cancelled, not left pending", async () => {
+    const finish = tool(
+      "finish",
+      "End the run.",
+      { jsonSchema: { type: "object", properties: {} }, parse: (input: unknown) => input as object },
+      async () => ({ content: "finished early", endTurn: true }),
+    );
+    const server = await teamMock({ lead: [turn([handoff("later", "x"), toolUse("finish", {})])] });
+    const team = createTeam({
+      name: "ops",
+      lead: mockAgent(server, "lead", { tools: [finish] }),
+      members: [teamMember({ name: "later", role: "executor", agent: mockAgent(server, "later") })],
+    });
+    const events = await collect(team.query("Go."));
+    expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "finished early" });
+    const [message] = await team.mailbox.inbox("ops::later", { status: "all" });
+    expect(message).toMatchObject({ status: "cancelled", outcome: { error: { code: "lead_ended" } } });
+    expect(shape(events)).toContain("team_message/cancelled:delegation");
+    expect(requestsFor(server, "later")).toHaveLength(0);
+  });
+});

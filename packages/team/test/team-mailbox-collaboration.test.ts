@@ -135,4 +135,27 @@ describe("Team Mailbox Collaboration (spec snippet)", () => {
     // An ask waits for the member and returns its answer as the tool result.
     expect(lastUserText(requestsFor(server, "lead")[1]!)).toBe("X checked: fine.");
   });
+
+  it("T8: events have back-pressure: while the consumer holds an event, the member's work does not move on", async () => {
+    const server = await teamMock({
+      lead: [toolTurn({ name: "researcher", input: { mode: "handoff", task: "Look." } }), textTurn("done")],
+      researcher: [textTurn("looked")],
+    });
+    const team = createTeam({
+      name: "engineering",
+      lead: mockAgent(server, "lead"),
+      members: [teamMember({ name: "researcher", role: "executor", agent: mockAgent(server, "researcher") })],
+    });
+    let heldChecked = false;
+    for await (const event of team.query("Look.")) {
+      if (event.type === "team_agent" && event.subtype === "started") {
+        await new Promise(resolve => setTimeout(resolve, 150));
+        // Nothing was produced behind our back: the member has not even sent its first request yet.
+        expect(requestsFor(server, "researcher")).toHaveLength(0);
+        heldChecked = true;
+      }
+    }
+    expect(heldChecked).toBe(true);
+    expect(requestsFor(server, "researcher")).toHaveLength(1);
+  });
 });
