@@ -14,20 +14,13 @@ import { createTeam, teamMember } from "@agent-lattice/team";
 import { createBareAgent, tool } from "agent-lattice";
 import Database from "better-sqlite3";
 import { z } from "zod/v4";
+import { medianOf, pairedRatio } from "./stats.mjs";
 
 const MESSAGES = Number(process.env.MESSAGES ?? 20_000);
 const CLAIMERS = Number(process.env.CLAIMERS ?? 4);
 const MEMBERS = 10;
-const ROUNDS = Number(process.env.ROUNDS ?? 30);
+const ROUNDS = Number(process.env.ROUNDS ?? 100);
 const WARMUP = 5;
-
-function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * q;
-  const low = Math.floor(position);
-  const high = Math.ceil(position);
-  return sorted[low] + (sorted[high] - sorted[low]) * (position - low);
-}
 
 function forkChild(script, args, env = {}) {
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
@@ -139,7 +132,6 @@ async function fanOut(url) {
   };
   const teamTimes = [];
   const directTimes = [];
-  const ratios = [];
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
     const order = round % 2 ? [runTeam, runDirect] : [runDirect, runTeam];
     const times = new Map();
@@ -151,16 +143,16 @@ async function fanOut(url) {
     if (round < WARMUP) continue;
     teamTimes.push(times.get(runTeam));
     directTimes.push(times.get(runDirect));
-    ratios.push(times.get(runTeam) / times.get(runDirect));
   }
+  const teamMedian = medianOf(teamTimes);
+  const directMedian = medianOf(directTimes);
   return {
     members: MEMBERS,
-    rounds: ROUNDS,
-    teamMedianMs: +quantile(teamTimes, 0.5).toFixed(2),
-    directMedianMs: +quantile(directTimes, 0.5).toFixed(2),
-    ratioMedian: +quantile(ratios, 0.5).toFixed(3),
-    ratioIQR: [+quantile(ratios, 0.25).toFixed(3), +quantile(ratios, 0.75).toFixed(3)],
-    target: "median ratio <= 1.05",
+    teamMedianMs: +teamMedian.toFixed(2),
+    directMedianMs: +directMedian.toFixed(2),
+    ratioOfMedians: +(teamMedian / directMedian).toFixed(3),
+    pairedRatio: pairedRatio(teamTimes, directTimes, 1.05),
+    target: "median paired ratio (team / direct) <= 1.05",
   };
 }
 

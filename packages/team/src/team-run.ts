@@ -10,7 +10,7 @@ import type {
   UserContentBlock,
 } from "@agent-lattice/core";
 import { AbortError } from "@agent-lattice/core";
-import { addUsage, emptyUsage, type RunTrace } from "@agent-lattice/core/internal";
+import { addUsage, EventChannel, emptyUsage, type RunTrace } from "@agent-lattice/core/internal";
 import type { TeamMessage } from "./mailbox.js";
 import { withMailboxContext } from "./mailbox-context.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
@@ -35,8 +35,8 @@ interface Queued {
  * One team invocation (one team.query()): the QueryRuntime its lead runs under. Member tool calls come here
  * (delegate): an ask becomes a work item run right away; a handoff is stored and answered with a receipt, and every
  * handoff of the batch runs before the lead's next model request (pendingInput), which then receives the reports in
- * handoff order. Events stream through the lead's query with back-pressure; what is emitted after the lead stopped
- * listening (wind-down after an abort) is buffered for team.query() to deliver before the final result.
+ * handoff order. Events stream through the run's own channel, which team.query() drains with back-pressure while the
+ * lead is paused; what is emitted after the consumer stopped listening is buffered.
  */
 export class TeamRun implements QueryRuntime {
   readonly events: TeamEvents;
@@ -46,6 +46,15 @@ export class TeamRun implements QueryRuntime {
   #queued: Queued[] = [];
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #buffer: SDKMessage[] = [];
+  /**
+   * The run's own event stream. team.query() drains it while it waits for the lead, so team events (and members'
+   * nested messages) reach the consumer directly, with back-pressure, instead of threading through every layer of
+   * the lead's loop; the lead is paused at that moment anyway (in its tool batch, or at the turn boundary).
+   */
+  readonly channel = new EventChannel<SDKMessage>();
+  /** Streams a team event; once the run is closed (nobody drains the channel) it is buffered instead. */
+  readonly emit = (message: SDKMessage): Promise<void> =>
+    this.#closed ? this.#hold(message) : raceClosed(this.channel.push(message), this.#closedSignal.signal);
   #closed = false;
   readonly #closedSignal = new AbortController();
   /** Tokens spent by handed-off work (asks are already in the lead's usage as tool usage). */
@@ -131,9 +140,7 @@ export class TeamRun implements QueryRuntime {
       throw error;
     }
     settle(message);
-    await this.events.message("sent", message, event =>
-      this.#closed ? this.#hold(event) : raceClosed(extra.emit(event), this.#closedSignal.signal),
-    );
+    await this.events.message("sent", message, this.emit);
 
     if (mode === "handoff") {
       return {
@@ -165,9 +172,7 @@ export class TeamRun implements QueryRuntime {
           requestTimeoutMs: extra.run.requestTimeoutMs,
           context: extra.context,
         },
-        // The lead's consumer may stop listening mid-ask (it broke out of team.query()): never block on it then.
-        emit: message =>
-          this.#closed ? this.#hold(message) : raceClosed(extra.emit(message), this.#closedSignal.signal),
+        emit: this.emit,
         signal: AbortSignal.any([extra.signal, this.signal]),
         interrupted: AbortSignal.any([extra.run.interrupted, this.#interrupt.signal]),
       }),
@@ -187,10 +192,6 @@ export class TeamRun implements QueryRuntime {
     };
     boundary.signal.addEventListener("abort", onStop, { once: true });
     if (boundary.signal.aborted) onStop();
-    const emit = (message: SDKMessage): Promise<void> => {
-      if (boundary.signal.aborted || this.#closed) return this.#hold(message);
-      return raceClosed(boundary.emit(message), this.#closedSignal.signal);
-    };
     try {
       const outcomes = await Promise.all(
         batch.map(async entry => {
@@ -209,7 +210,7 @@ export class TeamRun implements QueryRuntime {
                   leaseMs: this.settings.leaseMs,
                 }),
               parent: entry.parent,
-              emit,
+              emit: this.emit,
               signal: this.signal,
               interrupted: this.#interrupt.signal,
             }),
@@ -241,13 +242,11 @@ export class TeamRun implements QueryRuntime {
   }
 
   /**
-   * Ends the run once the lead's query is over: nothing streams through the lead any more, so later events are
-   * buffered; handoffs of a final batch that never reached a boundary are cancelled; every work item is awaited
-   * until it has settled (cancelled ones included).
+   * Winds the run down once the lead's query is over: handoffs of a final batch that never reached a boundary (the
+   * lead ended on an endTurn tool) are cancelled, and every work item is awaited until it has settled (cancelled ones
+   * included). Its events still stream through `channel`.
    */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#closedSignal.abort();
+  async settle(): Promise<void> {
     for (const entry of this.#queued.splice(0)) {
       const message = await entry.stored;
       if (!message) continue;
@@ -257,9 +256,16 @@ export class TeamRun implements QueryRuntime {
           error: { code: "lead_ended", message: "The lead's run ended before the handoff ran." },
         },
       });
-      if (cancelled) await this.events.message("cancelled", cancelled, event => this.#hold(event));
+      if (cancelled) await this.events.message("cancelled", cancelled, this.emit);
     }
     while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** Ends the run: nobody drains `channel` any more, so later events are buffered (takeBuffered()). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#closedSignal.abort();
+    await this.settle();
   }
 
   #hold(message: SDKMessage): Promise<void> {

@@ -202,6 +202,7 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
     this.#runs.add(run);
     let result: SDKResultMessage | undefined;
     let finished = false;
+    const steps = lead.query(prompt, leadOptions);
     try {
       if (trace.enabled) {
         await trace.emit("run_start", {
@@ -210,20 +211,25 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
         });
         await trace.emit("user_message", { content: prompt, origin: "prompt" });
       }
-      for await (const message of lead.query(prompt, leadOptions)) {
-        for (const held of run.takeBuffered()) yield held;
-        if (message.type === "result") {
-          result = message;
-          continue;
-        }
-        yield message;
+      while (true) {
+        // While the lead is paused (a tool batch, a turn boundary), the run's own events stream from its channel.
+        const step = yield* run.channel.drainUntil(steps.next());
+        if (step.done) break;
+        if (step.value.type === "result") result = step.value;
+        else yield step.value;
       }
+      // Wind-down: work still settling (cancellations after an abort or interrupt) streams too.
+      yield* run.channel.drainUntil(run.settle());
       finished = true;
     } catch (error) {
       if (trace.enabled) await trace.emit("error", { error: errorData(error), fatal: true }).catch(() => {});
       throw error;
     } finally {
-      if (!finished) run.abort(new AbortError("The team query ended before the lead finished."));
+      if (!finished) {
+        run.abort(new AbortError("The team query ended before the lead finished."));
+        // Let the lead wind down (it sees the abort) so the agent is free for its next query.
+        await steps.return(undefined).catch(() => {});
+      }
       await run.close();
       this.#runs.delete(run);
     }
