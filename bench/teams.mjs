@@ -61,6 +61,45 @@ async function singleClaimer(dir) {
   };
 }
 
+/**
+ * The floor under the adapter on this disk: the same three IMMEDIATE transactions per message (insert; mark
+ * processing; mark completed) as bare statements on the same schema, no mailbox logic. The adapter's figure divided
+ * by this one is what the mailbox itself costs.
+ */
+async function rawFloor(dir) {
+  const db = new Database(join(dir, "raw.db"));
+  createSQLiteMailbox({ database: db, tablePrefix: "raw" });
+  const insert = db.prepare(
+    "INSERT INTO raw_messages (seq, id, work_item_id, thread_id, from_mailbox, to_mailbox, kind, content, status, created_at, updated_at) VALUES (?, ?, 'w', 't', 'bench::lead', ?, 'message', ?, 'pending', 0, 0)",
+  );
+  const next = db.prepare(
+    "SELECT seq FROM raw_messages WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1",
+  );
+  const mark = db.prepare("UPDATE raw_messages SET status = ?, claim_token = ? WHERE seq = ?");
+  const [begin, commit] = [db.prepare("BEGIN IMMEDIATE"), db.prepare("COMMIT")];
+  const tx = work => {
+    begin.run();
+    const result = work();
+    commit.run();
+    return result;
+  };
+  const start = performance.now();
+  for (let i = 0; i < MESSAGES; i++)
+    tx(() => insert.run(i + 1, `msg_${i + 1}`, `bench::m${i % 16}`, `job ${i}`));
+  for (let i = 0; i < MESSAGES; i++) {
+    const box = `bench::m${i % 16}`;
+    const seq = tx(() => {
+      const row = next.get(box);
+      mark.run("processing", "token", row.seq);
+      return row.seq;
+    });
+    tx(() => mark.run("completed", null, seq));
+  }
+  const elapsed = performance.now() - start;
+  db.close();
+  return { sendClaimCompletePerSecond: Math.round(MESSAGES / (elapsed / 1000)) };
+}
+
 async function concurrentClaimers(dir) {
   const file = join(dir, "shared.db");
   const db = new Database(file);
@@ -160,6 +199,7 @@ export async function runTeams() {
   const dir = mkdtempSync(join(tmpdir(), "bench-teams-"));
   try {
     const single = await singleClaimer(dir);
+    const floor = await rawFloor(dir);
     const concurrent = await concurrentClaimers(dir);
     const { child, message } = forkChild("./team-mock-process.mjs", [], { MEMBERS: String(MEMBERS) });
     const { url } = await message;
@@ -176,6 +216,7 @@ export async function runTeams() {
       benchmark: "teams: SQLite mailbox throughput (file, WAL) and 10-member fan-out overhead",
       messages: MESSAGES,
       sqliteSingleClaimer: { ...single, target: "send+claim+complete >= 5000 msg/s" },
+      sqliteRawFloor: { ...floor, note: "the same 3 transactions per message as bare SQL: the disk's limit" },
       sqliteConcurrentClaimers: concurrent,
       fanOut: fan,
     };
