@@ -20,7 +20,9 @@ export {
   AgentLatticeError,
   APIError,
   ConcurrentQueryError,
+  InvalidHistoryError,
   InvalidOptionError,
+  InvalidPromptError,
   MaxTurnsError,
   MissingOutputError,
   TimeoutError,
@@ -101,6 +103,7 @@ export {
 } from "./tool.js";
 export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
+export type { SourcedToolDefinition, ToolSource } from "./tool-source.js";
 export type {
   AssistantMessageData,
   CompactionData,

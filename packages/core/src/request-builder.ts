@@ -15,7 +15,11 @@ export async function buildModelRequest(
   signal: AbortSignal,
   /** Per-query system-prompt additions (the skills section). */
   extraSystem?: string,
+  /** The request's deadline (requestTimeoutMs), passed on so a client can cancel its own work. */
+  timeoutMs?: number,
 ): Promise<ModelRequest> {
+  // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
+  await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"] = extraSystem
@@ -43,6 +47,7 @@ export async function buildModelRequest(
     signal,
   };
   if (system) request.system = system;
+  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   const thinking = toThinkingParam(options.thinkingConfig ?? defaults.thinkingConfig, runtime.maxTokens);
   if (thinking) request.thinking = thinking;
   const reasoningEffort = options.reasoningEffort ?? defaults.reasoningEffort;
