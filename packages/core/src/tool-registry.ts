@@ -25,9 +25,18 @@ export class ToolRegistry {
   /** The system prompt: the host's prompt, the workspace section, and the batching hint when it applies. */
   system: string | undefined;
   readonly #sources = new Map<ToolSource, SourceState>();
+  /**
+   * The same text in two parts, for prompt caching: what every session built from the same options shares (the
+   * host's prompt) and what is this session's own (the workspace section and the batching hint).
+   */
+  systemParts: { shared: string | undefined; session: string | undefined } = {
+    shared: undefined,
+    session: undefined,
+  };
 
   constructor(
-    private readonly baseSystem: string | undefined,
+    private readonly systemPrompt: string | undefined,
+    private readonly sessionSection: string | undefined,
     private readonly concurrency: ResolvedConcurrency,
     private readonly outputSchema: OutputSchema | undefined,
   ) {
@@ -108,7 +117,9 @@ export class ToolRegistry {
     for (const name of [...this.#origins.keys()]) if (!this.byName.has(name)) this.#origins.delete(name);
     this.specs = next.map(toModelToolSpec);
     const hint = concurrencyAvailable(this.concurrency, next) ? CONCURRENCY_HINT : undefined;
-    this.system = [this.baseSystem, hint].filter(Boolean).join("\n\n") || undefined;
+    const session = [this.sessionSection, hint].filter(Boolean).join("\n\n") || undefined;
+    this.systemParts = { shared: this.systemPrompt || undefined, session };
+    this.system = [this.systemPrompt, session].filter(Boolean).join("\n\n") || undefined;
   }
 
   /** Remembers the sources of newly added tools, and which of their tools the host chose not to pass. */

@@ -43,7 +43,7 @@ describe("close()", () => {
     const agent = createBareAgent({ apiKey: "k", baseURL: model.url, model: "m", tools: mcp.tools });
     await mcp.close();
     await agent.prompt("go");
-    expect(toolResults(model.requests[1]!.body)[0]).toEqual({
+    expect(toolResults(model.requests[1]!.body)[0]).toMatchObject({
       type: "tool_result",
       tool_use_id: expect.any(String),
       is_error: true,

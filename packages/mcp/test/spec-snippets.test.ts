@@ -74,6 +74,8 @@ describe("README: MCP Tools", () => {
       expect(log).toHaveBeenCalledWith("Install with pnpm add agent-lattice.");
       expect(model.requests[0]!.body.tools).toEqual([
         {
+          // the last tool carries the prompt-cache breakpoint of the stable prefix
+          cache_control: { type: "ephemeral" },
           name: "docs_search",
           description: "Search the docs",
           input_schema: expect.objectContaining({
