@@ -4,6 +4,7 @@ import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
+import { runTeams } from "./teams.mjs";
 import { runTracing } from "./tracing.mjs";
 import { runWriteBoundary } from "./write-boundary.mjs";
 
@@ -13,4 +14,5 @@ await runTracing();
 await runColdStart();
 await runGrepGlob();
 await runWriteBoundary();
+await runTeams();
 runFootprint();

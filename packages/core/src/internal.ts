@@ -57,3 +57,4 @@ export { isSchemaLike, toJsonSchema, toToolInputSchema, validateWithSchema } fro
 export { TOOL_NAME } from "./tool.js";
 export { messageOf } from "./tool-execution.js";
 export { assertContextTracer, deliver, releaseTracer, withRelease } from "./tracer.js";
+export { addUsage, emptyUsage } from "./usage.js";
