@@ -2,7 +2,8 @@ import { type ContextTraceEvent, InvalidOptionError, upgradeContextTraceEvent } 
 import { assertKnownOptions } from "@agent-lattice/core/internal";
 import { contentSecurityPolicy } from "./content-security-policy.js";
 import { escapeAttribute, escapeHtml, jsonForScriptElement } from "./html-text.js";
-import { PAGE_DATA_ELEMENT_ID, type TracePageData } from "./model/page-data.js";
+import { HistoryEncoder } from "./model/history-codec.js";
+import { PAGE_EVENTS_ELEMENT_ID, PAGE_META_ELEMENT_ID, type TracePageMeta } from "./model/page-data.js";
 import type { TraceEvent } from "./model/trace-event.js";
 import { pageAssets } from "./page-assets.js";
 
@@ -38,13 +39,18 @@ export function renderTraceHtml(
     throw new InvalidOptionError(
       "renderTraceHtml: files must be an array of strings (the trace file names).",
     );
-  return renderPage({
-    version: 1,
-    title: options.title ?? "Agent trace",
-    files: options.files ?? [],
-    generatedAt: new Date().toISOString(),
-    events: normalizeEvents(events),
-  });
+  const encoder = new HistoryEncoder();
+  const encoded = normalizeEvents(events).map(event => encoder.encode(event));
+  return renderPage(
+    {
+      version: 1,
+      title: options.title ?? "Agent trace",
+      files: options.files ?? [],
+      generatedAt: new Date().toISOString(),
+      eventCount: encoded.length,
+    },
+    encoded,
+  );
 }
 
 /** Validates and upgrades events; throws naming the first entry that is not a trace event. */
@@ -68,10 +74,14 @@ export function normalizeEvents(events: Iterable<unknown>): TraceEvent[] {
   return out;
 }
 
-/** The page around validated data; `data.live` makes it a live page (serve). */
-export function renderPage(data: TracePageData): string {
+/**
+ * The page around validated, history-encoded events (see history-codec.ts); `meta.live` makes it a live page
+ * (serve). The viewer script sits between the small metadata and the events, so it paints the page's frame while
+ * the browser is still reading the events.
+ */
+export function renderPage(meta: TracePageMeta, encodedEvents: readonly TraceEvent[]): string {
   const assets = pageAssets();
-  const csp = contentSecurityPolicy(assets, { live: data.live !== undefined });
+  const csp = contentSecurityPolicy(assets, { live: meta.live !== undefined });
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -80,13 +90,14 @@ export function renderPage(data: TracePageData): string {
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="@agent-lattice/trace-viewer">
-<title>${escapeHtml(data.title)}</title>
+<title>${escapeHtml(meta.title)}</title>
 <style>${assets.style}</style>
 </head>
 <body>
 <noscript>This trace viewer needs JavaScript.</noscript>
-<script type="application/json" id="${PAGE_DATA_ELEMENT_ID}">${jsonForScriptElement(data)}</script>
+<script type="application/json" id="${PAGE_META_ELEMENT_ID}">${jsonForScriptElement(meta)}</script>
 <script>${assets.script}</script>
+<script type="application/json" id="${PAGE_EVENTS_ELEMENT_ID}">${jsonForScriptElement(encodedEvents)}</script>
 </body>
 </html>
 `;

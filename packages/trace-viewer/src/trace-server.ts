@@ -7,6 +7,7 @@ import { InvalidOptionError } from "@agent-lattice/core";
 import { assertKnownOptions } from "@agent-lattice/core/internal";
 import { contentSecurityPolicy } from "./content-security-policy.js";
 import { TraceFileError } from "./errors.js";
+import { HistoryEncoder } from "./model/history-codec.js";
 import { LIVE_EVENTS } from "./model/page-data.js";
 import type { TraceEvent } from "./model/trace-event.js";
 import { pageAssets } from "./page-assets.js";
@@ -117,14 +118,17 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
   });
 
   function servePage(response: ServerResponse): void {
-    const html = renderPage({
-      version: 1,
-      title: title ?? files.map(file => basename(file)).join(", "),
-      files,
-      generatedAt: new Date().toISOString(),
-      events: feed.events,
-      live: { url: "events", cursor: feed.cursor() },
-    });
+    const html = renderPage(
+      {
+        version: 1,
+        title: title ?? files.map(file => basename(file)).join(", "),
+        files,
+        generatedAt: new Date().toISOString(),
+        eventCount: feed.events.length,
+        live: { url: "events", cursor: feed.cursor() },
+      },
+      feed.events,
+    );
     response
       .writeHead(200, { "content-type": "text/html; charset=utf-8", ...securityHeaders(true) })
       .end(html);
@@ -210,11 +214,13 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
 type FeedChange = { kind: "events"; from: number } | { kind: "reset" };
 
 /**
- * The events of all followed files, in the order they were read, with a cursor ("<generation>:<count>") a page
- * resumes from. A truncated or replaced file starts a new generation: everything is read again and pages reload.
+ * The events of all followed files, in the order they were read, history-encoded once as they arrive (the page
+ * and the stream carry them so), with a cursor ("<generation>:<count>") a page resumes from. A truncated or
+ * replaced file starts a new generation: everything is read again and pages reload.
  */
 class TraceFeed {
   events: TraceEvent[] = [];
+  private encoder = new HistoryEncoder();
   onChange: ((change: FeedChange) => void) | undefined;
   private generation = randomBytes(6).toString("base64url");
   private tails: TraceFileTail[];
@@ -262,11 +268,12 @@ class TraceFeed {
       if (result.kind === "reset") {
         this.generation = randomBytes(6).toString("base64url");
         this.events = [];
+        this.encoder = new HistoryEncoder();
         this.tails = this.files.map(file => new TraceFileTail(file));
         this.onChange?.({ kind: "reset" });
         return this.poll();
       }
-      for (const event of result.events) this.events.push(event);
+      for (const event of result.events) this.events.push(this.encoder.encode(event));
     }
     if (this.events.length > from) this.onChange?.({ kind: "events", from });
   }

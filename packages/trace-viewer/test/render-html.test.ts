@@ -31,17 +31,20 @@ describe("embedding", () => {
     expect(JSON.parse(json)).toEqual(value);
   });
 
-  it("the page's data element holds the events exactly, and the hostile text occurs nowhere raw", () => {
+  it("the page's data elements hold the events exactly, and the hostile text occurs nowhere raw", () => {
     const events = sample();
     const html = renderTraceHtml(events, { title: hostile, files: [hostile] });
     expect(html).not.toContain("<script><script>");
-    expect(html.split("</script>")).toHaveLength(3); // the data element's end and the page script's end, nothing else
+    expect(html.split("</script>")).toHaveLength(4); // the ends of the two data elements and the viewer, nothing else
     expect(html).not.toContain("<!-- ");
-    const data = JSON.parse(
-      between(html, '<script type="application/json" id="al-trace-data">', "</script>"),
+    const meta = JSON.parse(
+      between(html, '<script type="application/json" id="al-trace-meta">', "</script>"),
     );
-    expect(data.events).toEqual(events);
-    expect(data.title).toBe(hostile);
+    expect(meta).toMatchObject({ version: 1, title: hostile, files: [hostile], eventCount: events.length });
+    const embedded = JSON.parse(
+      between(html, '<script type="application/json" id="al-trace-events">', "</script>"),
+    );
+    expect(embedded).toEqual(events);
     expect(between(html, "<title>", "</title>")).toBe(
       "&lt;/script&gt;&lt;script&gt;globalThis.pwned=1&lt;/script&gt;&lt;!-- &lt;img src=x onerror=alert(1)&gt; \u2028\u2029 &amp;amp;",
     );
@@ -107,8 +110,8 @@ describe("input", () => {
         data: { name: "x", content: "y" },
       } as never,
     ]);
-    const data = JSON.parse(between(html, 'id="al-trace-data">', "</script>"));
-    expect(data.events[0].data).toMatchObject({ kind: "tool", is_error: false, duration_ms: 0 });
+    const embedded = JSON.parse(between(html, 'id="al-trace-events">', "</script>"));
+    expect(embedded[0].data).toMatchObject({ kind: "tool", is_error: false, duration_ms: 0 });
 
     expect(() => renderTraceHtml([...sample(), { type: "x" } as never])).toThrow(InvalidOptionError);
     expect(() => renderTraceHtml([...sample(), { type: "x" } as never])).toThrow(

@@ -55,7 +55,7 @@ async function hostileTrace(path: string): Promise<void> {
   try {
     await agent.prompt(`Summarise ${PAYLOAD}`, { tracer });
   } finally {
-    await tracer.close();
+    await tracer.close!();
     await agent.close();
     await server.close();
   }
@@ -124,7 +124,7 @@ describeInChromium("hostile trace content renders as inert text", () => {
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("img").count()).toBe(0);
-    expect(await page.locator("script").count()).toBe(2); // the data element and the viewer, nothing injected
+    expect(await page.locator("script").count()).toBe(3); // two data elements and the viewer, nothing injected
     expect(problems.pageErrors).toEqual([]);
     expect(problems.requests).toEqual([pathToFileURL(path).href]); // src=x was never requested
     expect(problems.consoleErrors).toEqual([]);

@@ -114,7 +114,7 @@ describeInChromium("serve follows a running agent (another process)", () => {
 
     gates[1]!.resolve();
     await done;
-    await tracer.close();
+    await tracer.close!();
     await expect
       .poll(async () => (await labels()).at(-1), { timeout: 5000 })
       .toBe("  turn 2: The answer is 42.");

@@ -99,8 +99,14 @@ async function subscribe(url: string) {
   };
 }
 
-const embeddedData = (html: string) =>
-  JSON.parse(html.slice(html.indexOf('id="al-trace-data">') + 19, html.indexOf("</script>")));
+const element = (html: string, id: string) => {
+  const start = html.indexOf(`id="${id}">`) + id.length + 6;
+  return JSON.parse(html.slice(start, html.indexOf("</script>", start)));
+};
+const embeddedData = (html: string) => ({
+  ...element(html, "al-trace-meta"),
+  events: element(html, "al-trace-events"),
+});
 
 describe("the server", () => {
   it("binds 127.0.0.1, serves the page only under its token and only to a loopback Host", async () => {

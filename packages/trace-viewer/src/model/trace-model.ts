@@ -138,48 +138,100 @@ function errorInfo(value: unknown): ErrorInfo {
   return info;
 }
 
-/** Node types with the fields a builder fills in later. */
-function base<K extends NodeKind>(kind: K, id: string, run: RunNode | undefined, start: number) {
-  return {
-    id,
-    kind,
-    run: run as RunNode,
+// Node factories: plain literals (one shape per kind, no spreading), since a live page rebuilds the model on
+// every update.
+function newRun(event: TraceEvent): RunNode {
+  const run: RunNode = {
+    id: `run:${event.run_id}`,
+    kind: "run",
+    run: undefined as unknown as RunNode,
     parent: undefined,
-    children: [] as TreeNode[],
+    children: [],
+    depth: 0,
+    start: Number.NaN,
+    end: undefined,
+    error: undefined,
+    events: [],
+    runId: event.run_id,
+    source: str(event.source) ?? "agent",
+    sessionId: str(event.session_id) ?? "",
+    parentRunId: str(event.parent_run_id),
+    parentToolUseId: str(event.parent_tool_use_id),
+    orphan: false,
+    startEvent: undefined,
+    prompt: undefined,
+    result: undefined,
+    turns: new Map(),
+    tools: new Map(),
+    usage: emptyUsage(),
+  };
+  run.run = run;
+  return run;
+}
+
+function newTurn(run: RunNode, turn: number, start: number): TurnNode {
+  return {
+    id: `turn:${run.runId}:${turn}`,
+    kind: "turn",
+    run,
+    parent: undefined,
+    children: [],
     depth: 0,
     start,
-    end: undefined as number | undefined,
-    error: undefined as ErrorInfo | undefined,
-    events: [] as TraceEvent[],
+    end: undefined,
+    error: undefined,
+    events: [],
+    turn,
+    request: undefined,
+    response: undefined,
+    usage: undefined,
+  };
+}
+
+function newTool(run: RunNode, toolUseId: string, name: string, start: number): ToolNode {
+  return {
+    id: `tool:${run.runId}:${toolUseId}`,
+    kind: "tool",
+    run,
+    parent: undefined,
+    children: [],
+    depth: 0,
+    start,
+    end: undefined,
+    error: undefined,
+    events: [],
+    toolUseId,
+    name,
+    toolKind: undefined,
+    use: undefined,
+    result: undefined,
+  };
+}
+
+function newEventNode(run: RunNode, event: TraceEvent, time: number): EventNode {
+  return {
+    id: `event:${run.runId}:${event.seq}`,
+    kind: "event",
+    run,
+    parent: undefined,
+    children: [],
+    depth: 0,
+    start: time,
+    end: time,
+    error: undefined,
+    events: [event],
+    event,
+    type: event.type,
   };
 }
 
 /** Builds the run tree. Duplicate events (same run_id and seq, e.g. a file given twice) count once. */
 export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
   const runs = new Map<string, RunNode>();
-  const seen = new Set<string>();
   for (const event of events) {
-    const key = `${event.run_id}\u0000${event.seq}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     let run = runs.get(event.run_id);
     if (!run) {
-      run = {
-        ...base("run", `run:${event.run_id}`, undefined, Number.NaN),
-        runId: event.run_id,
-        source: str(event.source) ?? "agent",
-        sessionId: str(event.session_id) ?? "",
-        parentRunId: str(event.parent_run_id),
-        parentToolUseId: str(event.parent_tool_use_id),
-        orphan: false,
-        startEvent: undefined,
-        prompt: undefined,
-        result: undefined,
-        turns: new Map(),
-        tools: new Map(),
-        usage: emptyUsage(),
-      };
-      run.run = run;
+      run = newRun(event);
       runs.set(event.run_id, run);
     }
     run.events.push(event);
@@ -194,17 +246,13 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
 
   for (const run of runs.values()) {
     run.events.sort((a, b) => a.seq - b.seq || timeOf(a.time) - timeOf(b.time));
-    buildRun(run, eventTypes);
+    dropDuplicates(run.events);
+    const [first, last] = buildRun(run, eventTypes);
+    if (first < start) start = first;
+    if (last > end) end = last;
     sources.add(run.source);
     totals.runs++;
     totals.events += run.events.length;
-    for (const event of run.events) {
-      const time = timeOf(event.time);
-      if (Number.isFinite(time)) {
-        start = Math.min(start, time);
-        end = Math.max(end, time);
-      }
-    }
   }
 
   // Nest runs under the call (or run) that started them. A parent chain that loops back (only a corrupt or
@@ -258,6 +306,16 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
   };
 }
 
+/** Sorted by seq: a repeated seq is the same event read twice. */
+function dropDuplicates(events: TraceEvent[]): void {
+  let kept = 0;
+  for (let i = 0; i < events.length; i++) {
+    if (kept > 0 && events[kept - 1]!.seq === events[i]!.seq) continue;
+    events[kept++] = events[i]!;
+  }
+  events.length = kept;
+}
+
 function closesLoop(run: RunNode, runs: Map<string, RunNode>): boolean {
   const visited = new Set<string>([run.runId]);
   let parentId = run.parentRunId;
@@ -269,20 +327,19 @@ function closesLoop(run: RunNode, runs: Map<string, RunNode>): boolean {
   return false;
 }
 
-/** One run's own rows: turns with their tool calls, errors, compactions and generic events. */
-function buildRun(run: RunNode, eventTypes: Set<string>): void {
+/**
+ * One run's own rows: turns with their tool calls, errors, compactions and generic events. Returns the run's
+ * earliest and latest event time (±Infinity when none is valid).
+ */
+function buildRun(run: RunNode, eventTypes: Set<string>): [number, number] {
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
   let latestTurn: TurnNode | undefined;
   const turnOf = (number: number | undefined, time: number): TurnNode => {
     const key = number ?? latestTurn?.turn ?? 0;
     let turn = run.turns.get(key);
     if (!turn) {
-      turn = {
-        ...base("turn", `turn:${run.runId}:${key}`, run, time),
-        turn: key,
-        request: undefined,
-        response: undefined,
-        usage: undefined,
-      };
+      turn = newTurn(run, key, time);
       run.turns.set(key, turn);
       run.children.push(turn);
     }
@@ -292,14 +349,7 @@ function buildRun(run: RunNode, eventTypes: Set<string>): void {
   const toolOf = (id: string, name: string | undefined, time: number): ToolNode => {
     let call = run.tools.get(id);
     if (!call) {
-      call = {
-        ...base("tool", `tool:${run.runId}:${id}`, run, time),
-        toolUseId: id,
-        name: name ?? "tool",
-        toolKind: undefined,
-        use: undefined,
-        result: undefined,
-      };
+      call = newTool(run, id, name ?? "tool", time);
       run.tools.set(id, call);
     }
     return call;
@@ -309,6 +359,8 @@ function buildRun(run: RunNode, eventTypes: Set<string>): void {
 
   for (const event of run.events) {
     const time = timeOf(event.time);
+    if (time < first) first = time;
+    if (time > last) last = time;
     switch (event.type) {
       case "run_start":
         run.startEvent ??= event;
@@ -379,13 +431,7 @@ function buildRun(run: RunNode, eventTypes: Set<string>): void {
       }
     }
     // Everything else is a row of the run at its time: errors, compactions, runtime input, unknown types.
-    const row: EventNode = {
-      ...base("event", `event:${run.runId}:${event.seq}`, run, time),
-      event,
-      type: event.type,
-    };
-    row.end = time;
-    row.events.push(event);
+    const row = newEventNode(run, event, time);
     if (event.type === "error") row.error = errorInfo(dataOf(event, "error")?.error);
     else if (isRecord(event.data) && isRecord(event.data.error)) row.error = errorInfo(event.data.error);
     if (event.type !== "error") eventTypes.add(event.type);
@@ -399,6 +445,7 @@ function buildRun(run: RunNode, eventTypes: Set<string>): void {
   }
   if (!run.error && fatal) run.error = fatal;
   setTimes(run);
+  return [first, last];
 }
 
 function turnNumber(run: RunNode, value: unknown): number | undefined {

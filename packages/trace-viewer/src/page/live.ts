@@ -1,4 +1,4 @@
-import { LIVE_EVENTS, type TracePageData } from "../model/page-data.js";
+import { LIVE_EVENTS, type TracePageMeta } from "../model/page-data.js";
 import type { TraceEvent } from "../model/trace-event.js";
 
 export type LiveStatus = "connecting" | "live" | "reconnecting";
@@ -9,7 +9,7 @@ export type LiveStatus = "connecting" | "live" | "reconnecting";
  * and a `reset` (the files were truncated or replaced) reloads the page.
  */
 export function followLive(
-  live: NonNullable<TracePageData["live"]>,
+  live: NonNullable<TracePageMeta["live"]>,
   onEvents: (events: TraceEvent[]) => void,
   onStatus: (status: LiveStatus) => void,
 ): void {

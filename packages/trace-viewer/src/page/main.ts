@@ -1,5 +1,11 @@
 import { formatCount, formatDuration } from "../model/format.js";
-import { INTERACTIVE_MARK, PAGE_DATA_ELEMENT_ID, type TracePageData } from "../model/page-data.js";
+import { HistoryDecoder } from "../model/history-codec.js";
+import {
+  INTERACTIVE_MARK,
+  PAGE_EVENTS_ELEMENT_ID,
+  PAGE_META_ELEMENT_ID,
+  type TracePageMeta,
+} from "../model/page-data.js";
 import type { TraceEvent } from "../model/trace-event.js";
 import { buildTraceModel, type TraceModel, type TreeNode } from "../model/trace-model.js";
 import { type RowFilter, visibleRows } from "../model/visible-rows.js";
@@ -8,31 +14,51 @@ import { h, replaceChildren } from "./dom.js";
 import { followLive, type LiveStatus } from "./live.js";
 import { TreeGrid } from "./tree-grid.js";
 
-/** The viewer page: reads the embedded trace, renders header, filters, tree + waterfall and details, follows live. */
+/**
+ * The viewer page. Paints its frame from the small metadata element at once, then, when the document (with the
+ * events element after this script) is in, parses and decodes the events, builds the tree, and follows the live
+ * stream in serve mode.
+ */
 function main(): void {
-  const dataElement = document.getElementById(PAGE_DATA_ELEMENT_ID);
-  const data = JSON.parse(dataElement?.textContent ?? "null") as TracePageData | null;
-  if (!data || !Array.isArray(data.events)) {
+  const meta = readJson(PAGE_META_ELEMENT_ID) as TracePageMeta | undefined;
+  if (!meta || meta.version !== 1) {
     document.body.appendChild(h("p", { class: "fatal" }, "This page carries no trace data."));
     return;
   }
-  const app = new Viewer(data);
+  const app = new Viewer(meta);
   document.body.appendChild(app.element);
-  app.refresh();
-  performance.mark(INTERACTIVE_MARK);
-  if (data.live) {
-    followLive(
-      data.live,
-      events => app.append(events),
-      status => app.setLiveStatus(status),
-    );
-  }
+  whenParsed(() => {
+    const events = readJson(PAGE_EVENTS_ELEMENT_ID);
+    performance.mark("trace-viewer:data-parsed");
+    app.append(Array.isArray(events) ? (events as TraceEvent[]) : []);
+    app.loaded();
+    performance.mark(INTERACTIVE_MARK);
+    if (meta.live) {
+      followLive(
+        meta.live,
+        events => app.append(events),
+        status => app.setLiveStatus(status),
+      );
+    }
+  });
+}
+
+function readJson(id: string): unknown {
+  const text = document.getElementById(id)?.textContent;
+  return text ? JSON.parse(text) : undefined;
+}
+
+function whenParsed(run: () => void): void {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run, { once: true });
+  else run();
 }
 
 class Viewer {
   readonly element: HTMLElement;
-  private readonly events: TraceEvent[];
-  private model: TraceModel;
+  private readonly events: TraceEvent[] = [];
+  private readonly decoder = new HistoryDecoder();
+  private model: TraceModel = buildTraceModel([]);
+  private isLoaded = false;
   private readonly collapsed = new Set<string>();
   private filter: RowFilter = {};
   private selectedId: string | undefined;
@@ -53,13 +79,12 @@ class Viewer {
   private readonly errorsButton = h("button", { type: "button", class: "errors-button", id: "show-errors" });
   private readonly rowCount = h("span", { class: "row-count" });
   private readonly liveStatus = h("span", { class: "live-status" });
-  private readonly empty = h("p", { class: "empty" }, "No events in these files yet.");
+  private readonly empty = h("p", { class: "empty" });
   private optionKey = "";
 
-  constructor(data: TracePageData) {
-    this.events = [...data.events];
-    this.model = buildTraceModel(this.events);
-    document.title = data.title;
+  constructor(meta: TracePageMeta) {
+    document.title = meta.title;
+    this.empty.textContent = `Loading ${formatCount(meta.eventCount)} events…`;
     this.grid = new TreeGrid({
       onSelect: node => this.select(node),
       onToggle: node => this.toggle(node),
@@ -97,8 +122,8 @@ class Viewer {
         h(
           "div",
           { class: "title-line" },
-          h("h1", null, data.title),
-          h("span", { class: "files", title: data.files.join("\n") }, data.files.join(", ")),
+          h("h1", null, meta.title),
+          h("span", { class: "files", title: meta.files.join("\n") }, meta.files.join(", ")),
           this.liveStatus,
         ),
         this.totals,
@@ -124,11 +149,23 @@ class Viewer {
     this.renderDetails();
   }
 
-  /** Live: events appended to the files. Rebuilds the model (linear) and keeps selection, collapse and filters. */
+  /**
+   * Events (history-encoded) from the page or, live, appended to the files. Rebuilds the model (a linear pass) and
+   * keeps selection, collapse and filters.
+   */
   append(events: TraceEvent[]): void {
     if (!events.length) return;
-    this.events.push(...events);
+    for (const event of events) this.events.push(this.decoder.decode(event));
     this.model = buildTraceModel(this.events);
+    if (!this.isLoaded) return; // loaded() renders once
+    this.refresh();
+    this.renderDetails();
+  }
+
+  /** The embedded events are in: render the tree. */
+  loaded(): void {
+    this.isLoaded = true;
+    this.empty.textContent = "No events in these files yet.";
     this.refresh();
     this.renderDetails();
   }
@@ -272,7 +309,7 @@ class Viewer {
       ),
       item("wall_time", "wall time", formatDuration(wall) || "0 ms"),
     );
-    this.errorsButton.textContent = `${formatCount(totals.errors)} errors`;
+    this.errorsButton.textContent = `${formatCount(totals.errors)} error${totals.errors === 1 ? "" : "s"}`;
     this.errorsButton.disabled = totals.errors === 0 && this.filter.type !== "errors";
   }
 }
