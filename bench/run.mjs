@@ -3,10 +3,12 @@ import { runColdStart } from "./cold-start.mjs";
 import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
+import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
 
 await runLoopOverhead();
 await runTracing();
 await runColdStart();
 await runGrepGlob();
+await runTraceViewer();
 runFootprint();

@@ -6,7 +6,7 @@
 // bootstrap 95% interval of the median. Target: under 1 s to first paint. EVENTS and ROUNDS override the size.
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -45,6 +45,7 @@ export async function runTraceViewer() {
     console.log(JSON.stringify({ bench: "trace-viewer", skipped: `no Chromium at ${CHROMIUM}` }));
     return;
   }
+  const loadBefore = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), "al-bench-viewer-"));
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   try {
@@ -94,6 +95,8 @@ export async function runTraceViewer() {
       jsonlMB: +((await stat(trace)).size / 1e6).toFixed(1),
       htmlMB: +((await stat(html)).size / 1e6).toFixed(1),
       rounds,
+      // The machine is shared: its 1-minute load average (cores: os.availableParallelism) before and after.
+      loadAverage: [+loadBefore.toFixed(1), +loadavg()[0].toFixed(1)],
       ms: {
         viewCommand: summary(render),
         firstContentfulPaint: fcp,

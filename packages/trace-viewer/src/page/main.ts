@@ -21,7 +21,7 @@ import { TreeGrid } from "./tree-grid.js";
  */
 function main(): void {
   const meta = readJson(PAGE_META_ELEMENT_ID) as TracePageMeta | undefined;
-  if (!meta || meta.version !== 1) {
+  if (meta?.version !== 1) {
     document.body.appendChild(h("p", { class: "fatal" }, "This page carries no trace data."));
     return;
   }
