@@ -3,12 +3,16 @@ import { runColdStart } from "./cold-start.mjs";
 import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
+import { runPromptCaching } from "./prompt-caching.mjs";
 import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
+import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
+await runPromptCaching();
 await runTracing();
 await runColdStart();
 await runGrepGlob();
+await runWriteBoundary();
 await runTraceViewer();
 runFootprint();

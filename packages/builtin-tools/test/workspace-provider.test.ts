@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentFactory } from "@agent-lattice/core";
 
 const { createAgent } = createAgentFactory();
 
-import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText, textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {
   createAgentWorkspace,
@@ -20,6 +20,23 @@ const byName = (tools: ReturnType<typeof createAgentWorkspaceTools>) =>
   Object.fromEntries(tools.map(definition => [definition.name, definition]));
 
 describe("createBuiltinWorkspaceProvider", () => {
+  it("sessions get identical tool definitions (the path is in the system prompt only), so they share a prompt cache entry", () => {
+    const provider = createBuiltinWorkspaceProvider({ root: tempDir("provider-") });
+    const [one, two] = ["s-1", "s-2"].map(sessionId => provider.createSession({ sessionId }));
+    const specs = (tools: ReturnType<typeof createAgentWorkspaceTools>) =>
+      JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })));
+    expect(specs(one!.tools)).toBe(specs(two!.tools));
+    expect(byName(one!.tools).Bash!.description).toContain(
+      "your private workspace (its path is in the system prompt)",
+    );
+    expect(one!.systemPromptSection).toContain(provider.directoryFor("s-1"));
+    // Tools made without the provider (no system prompt section is guaranteed) still name the directory.
+    const dir = join(tempDir("tools-"), "w");
+    expect(byName(createAgentWorkspaceTools({ root: dir, id: "x" })).Bash!.description).toContain(
+      join(dir, "x"),
+    );
+  });
+
   it("gives each session its own directory under root, known up front and created on the first tool call", async () => {
     const root = tempDir("provider-");
     const provider = createBuiltinWorkspaceProvider({ root });
@@ -67,8 +84,10 @@ describe("createBuiltinWorkspaceProvider", () => {
     );
   });
 
-  it("defaults root to <os.tmpdir()>/agent-lattice/workspaces", () => {
-    expect(defaultWorkspaceRoot()).toBe(join(tmpdir(), "agent-lattice", "workspaces"));
+  it("defaults root to a per-user directory: <os.tmpdir()>/agent-lattice-<uid>/workspaces", () => {
+    expect(defaultWorkspaceRoot()).toBe(
+      join(realpathSync(tmpdir()), `agent-lattice-${process.getuid?.()}`, "workspaces"),
+    );
     expect(createBuiltinWorkspaceProvider().root).toBe(defaultWorkspaceRoot());
   });
 
@@ -85,7 +104,7 @@ describe("createBuiltinWorkspaceProvider", () => {
       'createBuiltinWorkspaceProvider(): unknown option "rooot". Check for a typo, or upgrade the SDK if this option was added in a newer version.',
     );
     expect(() => createBuiltinWorkspaceProvider({ bash: { sandbox: "docker" } } as never)).toThrow(
-      /sandbox must be "none" or "bubblewrap"/,
+      /sandbox must be "auto", true or false/,
     );
   });
 
@@ -106,10 +125,10 @@ describe("createBuiltinWorkspaceProvider", () => {
     });
     const result = await agent.prompt("write the report");
     expect(result.result).toBe("written");
-    const system = client.requests[0]!.system;
-    const systemText = typeof system === "string" ? system : (system ?? []).map(block => block.text).join("");
-    expect(systemText.startsWith("Be brief.\n\n# Workspace")).toBe(true);
-    const dir = /private workspace is (\S+)\./.exec(systemText)![1]!;
+    // With prompt caching the system prompt is sent as blocks (the host's prompt, then the workspace section).
+    const system = systemText(client.requests[0]) ?? "";
+    expect(system.startsWith("Be brief.\n\n# Workspace")).toBe(true);
+    const dir = /private workspace is (\S+)\./.exec(system)![1]!;
     expect(dir.startsWith(`${root}/`)).toBe(true);
     expect(readFileSync(join(dir, "report.md"), "utf8")).toBe("# Report");
   });

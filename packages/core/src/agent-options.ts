@@ -5,6 +5,7 @@ import { type AgentHooks, validateHooks } from "./hooks.js";
 import type { ModelClient, ReasoningEffort } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
+import { type PromptCaching, validatePromptCaching } from "./prompt-caching.js";
 import {
   type OutputFormat,
   type ProviderParams,
@@ -46,6 +47,11 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   modelClient?: ModelClient;
   /** Retries of the built-in client on 408/409/429/5xx and connection errors (default 2, as @anthropic-ai/sdk). */
   maxRetries?: number;
+  /**
+   * The longest provider-requested wait (`retry-after`) the built-in client honours, in ms (default 60000). A
+   * longer one surfaces the provider's 429/529 at once. Retry waits end with the query.
+   */
+  maxRetryDelayMs?: number;
   /** Extra HTTP headers for the built-in client. */
   defaultHeaders?: Record<string, string>;
   /** createAgent() only: the workspace provider, or false for a bare agent. */
@@ -70,10 +76,27 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   autoCompact?: boolean | AutoCompactOptions;
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
+  /**
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
+   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   */
+  toolAbortGraceMs?: number;
   /** Observes every run of this agent. */
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
   skills?: Skill[];
+  /**
+   * Prompt caching (default true): core marks cache breakpoints so each request reads the previous one's prefix
+   * from the provider's cache. `{ ttl: "1h" }` for the one-hour lifetime; false sends no breakpoints.
+   */
+  promptCaching?: PromptCaching;
+  /**
+   * This session's id (default: a random UUID). Name it to resume a session in a new process: with the same
+   * historyStore it continues the conversation, and the workspace provider maps the same id to the same private
+   * workspace, so the earlier files are there. Two live agents with one id share that workspace. Not accepted by
+   * defineAgent(): every spawn is a new session.
+   */
+  sessionId?: string;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -88,6 +111,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "permission",
   "modelClient",
   "maxRetries",
+  "maxRetryDelayMs",
   "defaultHeaders",
   "workspace",
   "thinkingConfig",
@@ -100,8 +124,11 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "historyStore",
   "autoCompact",
   "requestTimeoutMs",
+  "toolAbortGraceMs",
   "tracer",
   "skills",
+  "promptCaching",
+  "sessionId",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -122,6 +149,8 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   tracer?: ContextTracer;
   /** Links this run's trace events to the run that started it (set by delegation and teams). */
   parentRunId?: string;
+  /** Overrides the agent's promptCaching for this query. */
+  promptCaching?: PromptCaching;
   /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
   parentToolUseId?: string;
   /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
@@ -140,6 +169,7 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "parentRunId",
+  "promptCaching",
   "parentToolUseId",
   "runtime",
 ]);
@@ -151,9 +181,16 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
     );
   }
   assertKnownOptions(options, AGENT_OPTION_KEYS, "AgentOptions");
-  if (typeof options.model !== "string" || options.model.trim() === "") {
+  if (options.model === undefined) {
     throw new InvalidOptionError(
       'AgentOptions: "model" is required, e.g. model: "claude-sonnet-4-6" or "deepseek-v4-flash".',
+    );
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidOptionError(
+      `AgentOptions.model must be a non-empty model name string such as "claude-sonnet-4-6" or "deepseek-v4-flash", got ${
+        typeof options.model === "string" ? "an empty string" : typeof options.model
+      }.`,
     );
   }
   assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
@@ -182,12 +219,32 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
   assertHistoryStore(options.historyStore);
   resolveAutoCompact(options.autoCompact);
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
+  assertPositiveInteger(options.maxRetryDelayMs, "AgentOptions.maxRetryDelayMs");
+  assertPositiveInteger(options.toolAbortGraceMs, "AgentOptions.toolAbortGraceMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
+  validatePromptCaching(options.promptCaching, "AgentOptions");
+  assertSessionId(options.sessionId);
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
       "AgentOptions.modelClient must implement the ModelClient port: { create(request), stream?(request) }.",
+    );
+  }
+}
+
+/** Session ids name workspaces, traces and history: printable, bounded, never blank. */
+function assertSessionId(sessionId: unknown): void {
+  if (sessionId === undefined) return;
+  if (
+    typeof sessionId !== "string" ||
+    sessionId.trim() === "" ||
+    sessionId.length > 200 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
+    /[\u0000-\u001f\u007f]/.test(sessionId)
+  ) {
+    throw new InvalidOptionError(
+      `AgentOptions.sessionId must be a non-empty string of at most 200 printable characters (for example "ada" or a UUID), got ${JSON.stringify(sessionId)}.`,
     );
   }
 }
@@ -199,6 +256,7 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   if (options) validateProviderParams(options, "QueryOptions");
   assertPositiveInteger(options?.requestTimeoutMs, "QueryOptions.requestTimeoutMs");
   assertContextTracer(options?.tracer, "QueryOptions.tracer");
+  validatePromptCaching(options?.promptCaching, "QueryOptions");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }
@@ -225,15 +283,15 @@ function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
 }
 
 /** Tools must have unique names: the model addresses them by name. */
-export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+export function assertUniqueToolNames(tools: readonly ToolDefinition[], where = "AgentOptions.tools"): void {
   const seen = new Set<string>();
   for (const candidate of tools) {
     if (!candidate || typeof candidate.name !== "string" || typeof candidate.handler !== "function") {
-      throw new InvalidOptionError("AgentOptions.tools: every entry must be a tool created with tool().");
+      throw new InvalidOptionError(`${where}: every entry must be a tool created with tool().`);
     }
     if (seen.has(candidate.name)) {
       throw new InvalidOptionError(
-        `AgentOptions.tools: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
+        `${where}: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
       );
     }
     seen.add(candidate.name);

@@ -7,14 +7,17 @@ import {
 } from "./agent-options.js";
 import { type AgentSpec, declareOutputSchema } from "./agent-spec.js";
 import { createAnthropicModelClient } from "./anthropic-client.js";
+import { withCacheControlFallback } from "./cache-control-fallback.js";
 import { resolveAutoCompact } from "./compaction.js";
 import { Conversation } from "./conversation.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ModelClient } from "./model-client.js";
+import { PromptCacheState } from "./prompt-caching.js";
 import type { ProviderParams } from "./provider-params.js";
 import { createLoadSkillTool } from "./skills.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
-import { ToolRegistry } from "./tool-registry.js";
+import { DEFAULT_TOOL_ABORT_GRACE_MS } from "./tool-execution.js";
+import { BUILT_IN_ORIGIN, ToolRegistry } from "./tool-registry.js";
 import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
 
 /** The defaults a distribution (the agent-lattice umbrella) installs into createAgent(). */
@@ -40,8 +43,14 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
   function defineAgent<TContext = unknown, TOutput = unknown>(
     options: AgentOptions<TContext, TOutput>,
   ): AgentSpec<TContext, TOutput> {
+    // The API key is checked when a session is spawned (used), not when the template is defined.
     validateAgentOptions(options);
-    assertModelAccess(options);
+    if (options.sessionId !== undefined) {
+      throw new InvalidOptionError(
+        "defineAgent(): sessionId is not allowed on a template, because every spawn() is a new session and would " +
+          "share the id (and its workspace). Pass sessionId to createAgent() for the one session you want to name or resume.",
+      );
+    }
     const frozen = Object.freeze({ ...options });
     return Object.freeze({
       kind: "agent_spec" as const,
@@ -71,27 +80,35 @@ function buildAgent<TContext, TOutput>(
   options: AgentOptions<TContext, TOutput>,
   provider: WorkspaceProvider | undefined,
 ): Agent<TContext, TOutput> {
-  const sessionId = globalThis.crypto.randomUUID();
+  const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
     ...(options.name !== undefined ? { agentName: options.name } : {}),
   });
   const concurrency = resolveToolConcurrency(options.toolConcurrency);
-  const baseSystem = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
-  const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
+  const tools = new ToolRegistry(
+    options.systemPrompt || undefined,
+    workspace?.systemPromptSection || undefined,
+    concurrency,
+    options.outputSchema,
+  );
   const skills = options.skills ?? [];
   const skillTools = skills.length ? [createLoadSkillTool(skills)] : [];
-  tools.add([...(workspace?.tools ?? []), ...skillTools, ...(options.tools ?? [])], "AgentOptions.tools");
+  if (workspace?.tools.length) tools.add(workspace.tools, "AgentOptions.tools", BUILT_IN_ORIGIN);
+  if (skillTools.length)
+    tools.add(skillTools, "AgentOptions.tools", "AgentOptions.skills (the load_skill tool)");
+  tools.add(options.tools ?? [], "AgentOptions.tools");
   const providerDefaults: ProviderParams = {};
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
+  const promptCache = new PromptCacheState();
   const agent = new Agent<TContext, TOutput>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    client: options.modelClient ?? defaultClient(options),
+    client: withCacheControlFallback(options.modelClient ?? defaultClient(options), promptCache),
     tools,
     permission: options.permission,
     hooks: options.hooks,
@@ -99,15 +116,18 @@ function buildAgent<TContext, TOutput>(
     concurrency,
     outputSchema: options.outputSchema,
     providerDefaults,
+    promptCaching: options.promptCaching ?? true,
+    promptCache,
     conversation: new Conversation(options.historyStore),
     compaction: resolveAutoCompact(options.autoCompact),
     lastInputTokens: 0,
     requestTimeoutMs: options.requestTimeoutMs,
+    toolAbortGraceMs: options.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS,
     tracer: options.tracer,
     skills,
     name: options.name,
     workspace,
-    sessionNamed: false,
+    sessionNamed: options.sessionId !== undefined,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;
@@ -127,6 +147,7 @@ function defaultClient(options: AgentOptions<any, any>): ModelClient {
     apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxRetryDelayMs !== undefined ? { maxRetryDelayMs: options.maxRetryDelayMs } : {}),
     ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),
   });
 }

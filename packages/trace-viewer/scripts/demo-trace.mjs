@@ -56,7 +56,6 @@ export const DEMO_REVIEW =
 
 /**
  * Runs the demo and writes its trace to `path`. Returns the run's result message.
- * `systemTag` distinguishes the reviewer's requests on the shared mock server.
  */
 export async function recordDemoTrace(path) {
   const lead = [
@@ -90,7 +89,8 @@ export async function recordDemoTrace(path) {
   ];
   const server = await startMockAnthropicServer();
   server.respondWith(request => {
-    const queue = String(request.body.system ?? "").startsWith("You review") ? reviewer : lead;
+    // The reviewer is told apart by its system prompt (a string, or text blocks when prompt caching marks it).
+    const queue = JSON.stringify(request.body.system ?? "").includes("You review code") ? reviewer : lead;
     const next = queue.shift();
     if (!next) throw new Error("demo: script exhausted");
     return next;

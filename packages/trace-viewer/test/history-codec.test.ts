@@ -20,15 +20,19 @@ function roundTrip(events: TraceEvent[]) {
 }
 
 describe("request history encoding", () => {
-  it("round-trips a real run exactly, encoding every request after the first of each run", async () => {
+  it("round-trips a real run exactly, sharing what consecutive requests of a run have in common", async () => {
     const dir = await mkdtemp(join(tmpdir(), "al-viewer-codec-"));
     try {
       await recordDemoTrace(join(dir, "t.jsonl"));
       const events = readContextTrace(await readFile(join(dir, "t.jsonl"), "utf8")) as TraceEvent[];
       const { encoded, decoded } = roundTrip(events);
       expect(decoded).toEqual(events);
+      // Prompt caching marks each request's last message (cache_control), so a request shares all but the last
+      // of the previous request's messages: the lead's third request keeps 2 of its second's 3.
       const requests = encoded.filter(event => event.type === "model_request");
-      expect(requests.map(event => HISTORY_KEY in event)).toEqual([false, true, false, true, true]);
+      expect(requests.map(event => (event as Record<string, any>)[HISTORY_KEY]?.keep ?? 0)).toEqual([
+        0, 0, 0, 0, 2,
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
