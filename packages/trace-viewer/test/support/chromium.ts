@@ -20,6 +20,7 @@ const missing = existsSync(CHROMIUM_PATH)
   : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`;
 // CI has Chromium: there a missing browser is a failure, not a quiet skip.
 if (missing && process.env.CI === "true") throw new Error(`Browser tests need Chromium in CI: ${missing}.`);
+if (missing) console.warn(`trace-viewer browser tests skipped: ${missing}`);
 
 /** A describe block that runs in real Chromium, or is skipped saying why where none is installed. */
 export function describeInChromium(name: string, body: () => void): void {
