@@ -5,6 +5,7 @@ import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
 import { runTeams } from "./teams.mjs";
+import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
 import { runWriteBoundary } from "./write-boundary.mjs";
 
@@ -15,4 +16,5 @@ await runColdStart();
 await runGrepGlob();
 await runWriteBoundary();
 await runTeams();
+await runTraceViewer();
 runFootprint();
