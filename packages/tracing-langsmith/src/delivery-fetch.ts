@@ -30,6 +30,7 @@ export function createDeliveryFetch({ timeoutMs, maxRetries, failures }: Deliver
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.pathname.endsWith("/info")) return serverInfo(input, { ...init, signal });
     const endpoint = ingestEndpoint(init.method, url.pathname);
     if (!endpoint) return baseFetch(input, { ...init, signal });
 
@@ -53,9 +54,10 @@ export function createDeliveryFetch({ timeoutMs, maxRetries, failures }: Deliver
         return response;
       } catch (error) {
         if (signal.aborted || attempt >= maxRetries) {
+          const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError";
           failures.add(
-            `POST /${endpoint} ${deadline.aborted ? `timed out after ${timeoutMs} ms` : "failed"}`,
-            deadline.aborted ? undefined : error,
+            `POST /${endpoint} ${timedOut ? `timed out after ${timeoutMs} ms` : "failed"}`,
+            timedOut ? undefined : error,
           );
           throw error;
         }
@@ -63,6 +65,22 @@ export function createDeliveryFetch({ timeoutMs, maxRetries, failures }: Deliver
       }
     }
   };
+}
+
+/**
+ * GET /info tells langsmith the server's batch limits and endpoints. When it cannot be had, langsmith retries it
+ * four times with backoff (15–30 s) and then uses its defaults; answering "no capabilities" at once gets the same
+ * defaults without holding close() that long on an unreachable endpoint. Not a delivery failure: nothing is lost.
+ */
+async function serverInfo(input: string | URL | Request, init: RequestInit): Promise<Response> {
+  try {
+    const response = await baseFetch(input, init);
+    if (response.ok || response.status < 500) return response;
+    await response.arrayBuffer().catch(() => undefined);
+  } catch {
+    // unreachable or timed out: fall through to the defaults
+  }
+  return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
 }
 
 function ingestEndpoint(method: string | undefined, pathname: string): string | undefined {
@@ -73,7 +91,9 @@ function ingestEndpoint(method: string | undefined, pathname: string): string | 
 }
 
 function isStream(body: unknown): body is ReadableStream {
-  return typeof body === "object" && body !== null && typeof (body as ReadableStream).getReader === "function";
+  return (
+    typeof body === "object" && body !== null && typeof (body as ReadableStream).getReader === "function"
+  );
 }
 
 /** 250 ms, 500 ms, 1 s, … with jitter; a server's retry-after (seconds) wins, capped at 10 s. */

@@ -1,4 +1,9 @@
-import { type ContextTraceEvent, type ContextTracer, defineContextTracer, InvalidOptionError } from "@agent-lattice/core";
+import {
+  type ContextTraceEvent,
+  type ContextTracer,
+  defineContextTracer,
+  InvalidOptionError,
+} from "@agent-lattice/core";
 import type { RunTree, RunTreeConfig } from "langsmith/run_trees";
 import { createDeliveryFetch } from "./delivery-fetch.js";
 import { FailureLog } from "./errors.js";
@@ -32,14 +37,15 @@ export function createLangSmithContextTracer(options: LangSmithContextTracerOpti
   let mapper: LangSmithRunMapper | undefined;
   let waiting: ContextTraceEvent[] | undefined = [];
   let closed = false;
+  // Whether any run was handed to langsmith since the last drain (an idle tracer's flush sends nothing).
+  let handedOver = false;
 
   const track = (operation: () => Promise<unknown>, after?: Promise<void>): Promise<void> => {
-    const done = (after ?? Promise.resolve())
-      .then(operation)
-      .then(
-        () => undefined,
-        error => failures.add("a run could not be handed to langsmith", error),
-      );
+    handedOver = true;
+    const done = (after ?? Promise.resolve()).then(operation).then(
+      () => undefined,
+      error => failures.add("a run could not be handed to langsmith", error),
+    );
     pending.add(done);
     void done.finally(() => pending.delete(done));
     return done;
@@ -77,7 +83,8 @@ export function createLangSmithContextTracer(options: LangSmithContextTracerOpti
           const root = run as RunTree & { client?: DrainableClient; replicas?: Array<{ client?: unknown }> };
           if (root.client) clients.add(root.client);
           for (const replica of root.replicas ?? []) {
-            if (replica && !Array.isArray(replica) && replica.client) clients.add(replica.client as DrainableClient);
+            if (replica && !Array.isArray(replica) && replica.client)
+              clients.add(replica.client as DrainableClient);
           }
         },
       });
@@ -100,6 +107,8 @@ export function createLangSmithContextTracer(options: LangSmithContextTracerOpti
   async function flush(): Promise<void> {
     await ready;
     while (pending.size) await Promise.all([...pending]);
+    if (!handedOver) return failures.throwIfAny();
+    handedOver = false;
     for (const client of clients) {
       await client.flush?.();
       await client.awaitPendingTraceBatches?.();
@@ -136,6 +145,9 @@ async function loadLangSmith(): Promise<{
   Client: typeof import("langsmith/client").Client;
   RunTree: typeof import("langsmith/run_trees").RunTree;
 }> {
-  const [{ Client }, { RunTree }] = await Promise.all([import("langsmith/client"), import("langsmith/run_trees")]);
+  const [{ Client }, { RunTree }] = await Promise.all([
+    import("langsmith/client"),
+    import("langsmith/run_trees"),
+  ]);
   return { Client, RunTree };
 }

@@ -18,7 +18,9 @@ export interface LangSmithContextTracerOptions {
   /** Metadata on every run (JSON values). */
   metadata?: Record<string, unknown>;
   /** The RunTree constructor; default langsmith's own. Pass one only to inject a custom runtime or a test fake. */
-  RunTree?: new (config: RunTreeConfig) => RunTree;
+  RunTree?: new (
+    config: RunTreeConfig,
+  ) => RunTree;
   /** Creates each root run instead of `new RunTree(config)`: a custom runtime or a test fake. */
   runTree?: (config: RunTreeConfig) => RunTree;
   /**
@@ -96,7 +98,11 @@ export function validateOptions(options: LangSmithContextTracerOptions): void {
   }
   if (
     options.maxRetries !== undefined &&
-    !(typeof options.maxRetries === "number" && Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
+    !(
+      typeof options.maxRetries === "number" &&
+      Number.isInteger(options.maxRetries) &&
+      options.maxRetries >= 0
+    )
   ) {
     throw new InvalidOptionError(`${LABEL}: maxRetries must be a non-negative integer.`);
   }

@@ -1,6 +1,6 @@
 import type { ContextTraceEvent } from "@agent-lattice/core";
-import type { KVMap } from "langsmith/schemas";
 import type { RunTree, RunTreeConfig } from "langsmith/run_trees";
+import type { KVMap } from "langsmith/schemas";
 import {
   contentText,
   errorText,
@@ -230,7 +230,12 @@ export class LangSmithRunMapper {
     // The history no longer fits: a pending request failed and is retried on the compacted history.
     if (event.data.trigger === "recovery") {
       for (const turn of [...run.requests.keys()]) {
-        this.#failRequest(run, turn, "the context window was exceeded; history compacted and retried", event.time);
+        this.#failRequest(
+          run,
+          turn,
+          "the context window was exceeded; history compacted and retried",
+          event.time,
+        );
       }
     }
     this.#post(run);
@@ -264,7 +269,8 @@ export class LangSmithRunMapper {
     const leftover = error ?? "the run ended before this completed";
     for (const turn of [...run.requests.keys()]) this.#failRequest(run, turn, leftover, time);
     for (const call of run.calls.values()) {
-      if (call.open) this.#finish(call.open, undefined, `the run ended before the call returned: ${leftover}`, ms(time));
+      if (call.open)
+        this.#finish(call.open, undefined, `the run ended before the call returned: ${leftover}`, ms(time));
     }
     run.calls.clear();
     this.#post(run);

@@ -8,7 +8,11 @@ import {
 } from "@agent-lattice/testing";
 import { afterEach } from "vitest";
 import { z } from "zod/v4";
-import { type LangSmithReceiver, type ReceiverOptions, startLangSmithReceiver } from "./langsmith-receiver.js";
+import {
+  type LangSmithReceiver,
+  type ReceiverOptions,
+  startLangSmithReceiver,
+} from "./langsmith-receiver.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,10 +2,15 @@
 // speaks the endpoints the client uses. One query of a lead agent with a tool, a failing tool and a delegated
 // child must arrive as one run tree: a chain root, llm runs with usage, tool runs (the failing one errored) and
 // the child's chain nested under the tool run that called it.
-import { createCompositeContextTracer, createJsonlContextTracer, readContextTrace } from "@agent-lattice/core";
+
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  createCompositeContextTracer,
+  createJsonlContextTracer,
+  readContextTrace,
+} from "@agent-lattice/core";
 import { describe, expect, it } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
 import { leadWithToolAndChild, receiver } from "./helpers.js";
@@ -60,14 +65,22 @@ describe.each([
     expect(root.session_name).toBe("agent-lattice-tests");
     expect(root.tags).toEqual(["agent-lattice", "ci"]);
     expect(root.inputs).toEqual({ message: { role: "user", content: "Why are there tides?" } });
-    expect(root.outputs).toMatchObject({ subtype: "success", result: "Tides follow the moon.", num_turns: 2 });
+    expect(root.outputs).toMatchObject({
+      subtype: "success",
+      result: "Tides follow the moon.",
+      num_turns: 2,
+    });
     expect(root.error).toBeUndefined();
 
     // Nesting: lead turns and tools under the root; the child's chain under the tool run that called it.
     const toolRun = byName(runs, "researcher", "tool");
     const childChain = byName(runs, "researcher", "chain");
     const childLlm = byName(runs, "child-model");
-    for (const run of [...runs.filter(r => r.name === "lead-model"), byName(runs, "lookup"), byName(runs, "broken")]) {
+    for (const run of [
+      ...runs.filter(r => r.name === "lead-model"),
+      byName(runs, "lookup"),
+      byName(runs, "broken"),
+    ]) {
       expect(run.parent_run_id).toBe(root.id);
     }
     expect(toolRun.parent_run_id).toBe(root.id);
@@ -79,7 +92,9 @@ describe.each([
     const broken = byName(runs, "broken");
     expect(broken.error).toContain("disk on fire");
     expect(broken.outputs).toMatchObject({ is_error: true });
-    expect(byName(runs, "lookup")).toMatchObject({ outputs: { content: "fact about tides", is_error: false } });
+    expect(byName(runs, "lookup")).toMatchObject({
+      outputs: { content: "fact about tides", is_error: false },
+    });
     expect(byName(runs, "lookup").inputs).toEqual({ input: { q: "tides" } });
     expect(byName(runs, "lookup").error).toBeUndefined();
 
@@ -95,12 +110,19 @@ describe.each([
     };
     expect(firstTurn!.outputs?.usage_metadata).toEqual(expectedUsage);
     expect(firstTurn!.extra?.metadata?.usage_metadata).toEqual(expectedUsage);
-    expect(firstTurn!.extra?.metadata).toMatchObject({ ls_provider: "anthropic", ls_model_name: "lead-model" });
+    expect(firstTurn!.extra?.metadata).toMatchObject({
+      ls_provider: "anthropic",
+      ls_model_name: "lead-model",
+    });
     expect(firstTurn!.inputs?.messages).toEqual([{ role: "user", content: "Why are there tides?" }]);
     expect(firstTurn!.outputs?.message.content).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: "tool_use", name: "researcher" })]),
     );
-    expect(childLlm.outputs?.usage_metadata).toEqual({ input_tokens: 40, output_tokens: 8, total_tokens: 48 });
+    expect(childLlm.outputs?.usage_metadata).toEqual({
+      input_tokens: 40,
+      output_tokens: 8,
+      total_tokens: 48,
+    });
 
     // Times: each run starts before it ends, children inside their parents.
     const time = (value: unknown) => (typeof value === "number" ? value : Date.parse(String(value)));

@@ -57,7 +57,8 @@ export async function startLangSmithReceiver(options: ReceiverOptions = {}): Pro
 
   const merge = (id: string, fields: Record<string, unknown>) => {
     const current = runs.get(id) ?? ({ id } as ReceivedRun);
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined && value !== null) current[key] = value;
+    for (const [key, value] of Object.entries(fields))
+      if (value !== undefined && value !== null) current[key] = value;
     runs.set(id, current);
   };
 
