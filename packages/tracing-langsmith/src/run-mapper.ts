@@ -69,7 +69,10 @@ export class LangSmithRunMapper {
   }
 
   handle(event: ContextTraceEvent): void {
-    if (event.type === "run_start") return this.#start(event);
+    if (event.type === "run_start") {
+      this.#start(event);
+      return;
+    }
     const run = this.#runs.get(event.run_id);
     if (!run) return; // a run whose start this tracer never saw (it was attached mid-run)
     switch (event.type) {
@@ -80,32 +83,36 @@ export class LangSmithRunMapper {
         } else {
           this.#event(run, event);
         }
-        return;
+        break;
       case "model_request":
         this.#post(run);
         this.#failRequest(run, event.data.turn, "superseded: the request was retried", event.time);
         run.requests.set(event.data.turn, event);
-        return;
+        break;
       case "assistant_message":
-        return this.#llm(run, event);
+        this.#llm(run, event);
+        break;
       case "tool_use":
         this.#post(run);
         run.calls.set(event.data.id, { use: event });
-        return;
+        break;
       case "tool_result":
-        return this.#toolResult(run, event);
+        this.#toolResult(run, event);
+        break;
       case "compaction":
-        return this.#compaction(run, event);
+        this.#compaction(run, event);
+        break;
       case "error":
-        if (event.data.fatal) return this.#end(run, undefined, errorText(event.data.error), event.time);
-        if (event.data.turn !== undefined && run.requests.has(event.data.turn)) {
-          return this.#failRequest(run, event.data.turn, errorText(event.data.error), event.time);
-        }
-        return this.#event(run, event);
+        if (event.data.fatal) this.#end(run, undefined, errorText(event.data.error), event.time);
+        else if (event.data.turn !== undefined && run.requests.has(event.data.turn)) {
+          this.#failRequest(run, event.data.turn, errorText(event.data.error), event.time);
+        } else this.#event(run, event);
+        break;
       case "result":
-        return this.#end(run, resultOutputs(event.data), resultError(event.data), event.time);
+        this.#end(run, resultOutputs(event.data), resultError(event.data), event.time);
+        break;
       default:
-        return this.#event(run, event);
+        this.#event(run, event);
     }
   }
 
@@ -215,7 +222,10 @@ export class LangSmithRunMapper {
     const outputs = { content: data.content, is_error: data.is_error };
     const error = data.is_error ? contentText(data.content) || "tool error" : undefined;
     const extra = { tool_kind: data.kind, duration_ms: data.duration_ms };
-    if (call?.open) return this.#finish(call.open, outputs, error, ms(data.ended_at), extra);
+    if (call?.open) {
+      this.#finish(call.open, outputs, error, ms(data.ended_at), extra);
+      return;
+    }
     const use: ContextTraceEvent<"tool_use"> = call?.use ?? {
       ...event,
       type: "tool_use",
