@@ -114,11 +114,15 @@ describe("startObservation (injection point)", () => {
       observations.push(recorded);
       return {
         otelSpan: {
-          setAttribute: (key: string, value: unknown) => void (recorded.spanAttributes[key] = value),
+          setAttribute: (key: string, value: unknown) => {
+            recorded.spanAttributes[key] = value;
+          },
           spanContext: () => ({ spanId: recorded.id }),
         },
         update: (attributes: Record<string, unknown>) => void recorded.updates.push(attributes),
-        end: (time?: Date) => void (recorded.ended = time),
+        end: (time?: Date) => {
+          recorded.ended = time;
+        },
       };
     };
     return { observations, start: start as unknown as StartObservationFn };
