@@ -46,6 +46,11 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   modelClient?: ModelClient;
   /** Retries of the built-in client on 408/409/429/5xx and connection errors (default 2, as @anthropic-ai/sdk). */
   maxRetries?: number;
+  /**
+   * The longest provider-requested wait (`retry-after`) the built-in client honours, in ms (default 60000). A
+   * longer one surfaces the provider's 429/529 at once. Retry waits end with the query.
+   */
+  maxRetryDelayMs?: number;
   /** Extra HTTP headers for the built-in client. */
   defaultHeaders?: Record<string, string>;
   /** createAgent() only: the workspace provider, or false for a bare agent. */
@@ -70,6 +75,11 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   autoCompact?: boolean | AutoCompactOptions;
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
+  /**
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
+   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   */
+  toolAbortGraceMs?: number;
   /** Observes every run of this agent. */
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
@@ -88,6 +98,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "permission",
   "modelClient",
   "maxRetries",
+  "maxRetryDelayMs",
   "defaultHeaders",
   "workspace",
   "thinkingConfig",
@@ -100,6 +111,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "historyStore",
   "autoCompact",
   "requestTimeoutMs",
+  "toolAbortGraceMs",
   "tracer",
   "skills",
 ]);
@@ -151,9 +163,16 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
     );
   }
   assertKnownOptions(options, AGENT_OPTION_KEYS, "AgentOptions");
-  if (typeof options.model !== "string" || options.model.trim() === "") {
+  if (options.model === undefined) {
     throw new InvalidOptionError(
       'AgentOptions: "model" is required, e.g. model: "claude-sonnet-4-6" or "deepseek-v4-flash".',
+    );
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidOptionError(
+      `AgentOptions.model must be a non-empty model name string such as "claude-sonnet-4-6" or "deepseek-v4-flash", got ${
+        typeof options.model === "string" ? "an empty string" : typeof options.model
+      }.`,
     );
   }
   assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
@@ -182,6 +201,8 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
   assertHistoryStore(options.historyStore);
   resolveAutoCompact(options.autoCompact);
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
+  assertPositiveInteger(options.maxRetryDelayMs, "AgentOptions.maxRetryDelayMs");
+  assertPositiveInteger(options.toolAbortGraceMs, "AgentOptions.toolAbortGraceMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
   const client = options.modelClient;
@@ -225,15 +246,15 @@ function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
 }
 
 /** Tools must have unique names: the model addresses them by name. */
-export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+export function assertUniqueToolNames(tools: readonly ToolDefinition[], where = "AgentOptions.tools"): void {
   const seen = new Set<string>();
   for (const candidate of tools) {
     if (!candidate || typeof candidate.name !== "string" || typeof candidate.handler !== "function") {
-      throw new InvalidOptionError("AgentOptions.tools: every entry must be a tool created with tool().");
+      throw new InvalidOptionError(`${where}: every entry must be a tool created with tool().`);
     }
     if (seen.has(candidate.name)) {
       throw new InvalidOptionError(
-        `AgentOptions.tools: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
+        `${where}: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
       );
     }
     seen.add(candidate.name);

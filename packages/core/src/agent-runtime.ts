@@ -33,6 +33,8 @@ export interface AgentRuntime {
   /** Input tokens the latest response reported: compaction runs before the next request when it is too high. */
   lastInputTokens: number;
   readonly requestTimeoutMs: number | undefined;
+  /** How long a tool told to stop may take to settle before it is abandoned. */
+  readonly toolAbortGraceMs: number;
   readonly tracer: ContextTracer | undefined;
   readonly skills: readonly Skill[];
   /** Shown as the `source` of trace events. */

@@ -1,8 +1,10 @@
 import { type QueryControl, runQuery } from "./agent-loop.js";
 import { type QueryOptions, validateQueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { AgentClosedError, ConcurrentQueryError } from "./errors.js";
+import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./errors.js";
+import { findHistoryProblem } from "./history-invariant.js";
 import type { ModelMessage, PromptInput } from "./messages.js";
+import { validatePrompt } from "./prompt-validation.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import type { ToolDefinition } from "./tool.js";
 import { releaseTracer } from "./tracer.js";
@@ -51,6 +53,8 @@ export class Agent<TContext = unknown, TOutput = unknown>
     options: QueryOptions<TContext> = {},
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#closing) throw new AgentClosedError();
+    // Checked before the query starts: a bad prompt or option changes nothing (no history, no store write).
+    validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
     started.generator = this.#run(prompt, options, started);
@@ -105,7 +109,13 @@ export class Agent<TContext = unknown, TOutput = unknown>
       throw new ConcurrentQueryError(
         "replaceHistory() was called while a query is running. Wait for it to finish (or interrupt() it) first.",
       );
-    if (!Array.isArray(messages)) throw new TypeError("replaceHistory() expects an array of messages.");
+    const problem = findHistoryProblem(messages);
+    if (problem) {
+      throw new InvalidHistoryError(
+        `replaceHistory(): ${problem}. Pass a well-formed conversation: { role: "user" | "assistant", content } ` +
+          "messages, each assistant tool_use answered by one tool_result in the next user message. Nothing was changed.",
+      );
+    }
     await this.#runtime.conversation.replace(structuredClone(messages));
   }
 

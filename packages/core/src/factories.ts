@@ -14,7 +14,8 @@ import type { ModelClient } from "./model-client.js";
 import type { ProviderParams } from "./provider-params.js";
 import { createLoadSkillTool } from "./skills.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
-import { ToolRegistry } from "./tool-registry.js";
+import { DEFAULT_TOOL_ABORT_GRACE_MS } from "./tool-execution.js";
+import { BUILT_IN_ORIGIN, ToolRegistry } from "./tool-registry.js";
 import type { WorkspaceProvider, WorkspaceSession } from "./workspace.js";
 
 /** The defaults a distribution (the agent-lattice umbrella) installs into createAgent(). */
@@ -40,8 +41,8 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
   function defineAgent<TContext = unknown, TOutput = unknown>(
     options: AgentOptions<TContext, TOutput>,
   ): AgentSpec<TContext, TOutput> {
+    // The API key is checked when a session is spawned (used), not when the template is defined.
     validateAgentOptions(options);
-    assertModelAccess(options);
     const frozen = Object.freeze({ ...options });
     return Object.freeze({
       kind: "agent_spec" as const,
@@ -81,7 +82,10 @@ function buildAgent<TContext, TOutput>(
   const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
   const skills = options.skills ?? [];
   const skillTools = skills.length ? [createLoadSkillTool(skills)] : [];
-  tools.add([...(workspace?.tools ?? []), ...skillTools, ...(options.tools ?? [])], "AgentOptions.tools");
+  if (workspace?.tools.length) tools.add(workspace.tools, "AgentOptions.tools", BUILT_IN_ORIGIN);
+  if (skillTools.length)
+    tools.add(skillTools, "AgentOptions.tools", "AgentOptions.skills (the load_skill tool)");
+  tools.add(options.tools ?? [], "AgentOptions.tools");
   const providerDefaults: ProviderParams = {};
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
@@ -103,6 +107,7 @@ function buildAgent<TContext, TOutput>(
     compaction: resolveAutoCompact(options.autoCompact),
     lastInputTokens: 0,
     requestTimeoutMs: options.requestTimeoutMs,
+    toolAbortGraceMs: options.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS,
     tracer: options.tracer,
     skills,
     name: options.name,
@@ -127,6 +132,7 @@ function defaultClient(options: AgentOptions<any, any>): ModelClient {
     apiKey: (options.apiKey ?? process.env.ANTHROPIC_API_KEY)!,
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.maxRetryDelayMs !== undefined ? { maxRetryDelayMs: options.maxRetryDelayMs } : {}),
     ...(options.defaultHeaders !== undefined ? { defaultHeaders: options.defaultHeaders } : {}),
   });
 }

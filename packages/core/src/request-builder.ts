@@ -15,6 +15,8 @@ export async function buildModelRequest(
   signal: AbortSignal,
   /** Per-query system-prompt additions (the skills section). */
   extraSystem?: string,
+  /** The request's deadline (requestTimeoutMs), passed on so a client can cancel its own work. */
+  timeoutMs?: number,
 ): Promise<ModelRequest> {
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
@@ -43,6 +45,7 @@ export async function buildModelRequest(
     signal,
   };
   if (system) request.system = system;
+  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   const thinking = toThinkingParam(options.thinkingConfig ?? defaults.thinkingConfig, runtime.maxTokens);
   if (thinking) request.thinking = thinking;
   const reasoningEffort = options.reasoningEffort ?? defaults.reasoningEffort;
