@@ -4,9 +4,11 @@ import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runTracing } from "./tracing.mjs";
+import { runTracingAdapters } from "./tracing-adapters.mjs";
 
 await runLoopOverhead();
 await runTracing();
+await runTracingAdapters();
 await runColdStart();
 await runGrepGlob();
 runFootprint();

@@ -29,7 +29,22 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
   const failOnError = options.failOnError === true;
   const failures = new FailureLog();
   let mapper: LangfuseObservationMapper | undefined;
-  let waiting: ContextTraceEvent[] | undefined = [];
+  // Events wait here until the next turn of the event loop (and, at first, until the library has loaded).
+  let queue: ContextTraceEvent[] = [];
+  let scheduled = false;
+  const drain = () => {
+    scheduled = false;
+    if (!mapper) return; // still loading: the load handler drains
+    const events = queue;
+    queue = [];
+    for (const event of events) {
+      try {
+        mapper.handle(event);
+      } catch (error) {
+        failures.add(`the ${event.type} event could not be mapped`, error);
+      }
+    }
+  };
   let closed = false;
   let provider: (() => FlushableProvider | undefined) | undefined;
 
@@ -42,18 +57,10 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
         tags: options.tags ?? [],
         metadata: options.metadata ?? {},
       });
-      const queued = waiting ?? [];
-      waiting = undefined;
-      for (const event of queued) {
-        try {
-          mapper.handle(event);
-        } catch (error) {
-          failures.add(`the ${event.type} event could not be mapped`, error);
-        }
-      }
+      drain();
     },
     error => {
-      waiting = undefined;
+      queue = [];
       failures.add(
         "@langfuse/tracing could not be loaded (are @langfuse/tracing and @opentelemetry/api installed?)",
         error,
@@ -63,6 +70,7 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
 
   async function flush(): Promise<void> {
     await ready;
+    drain();
     try {
       if (options.spanProcessor) await options.spanProcessor.forceFlush();
       else await flushableProvider(provider?.())?.forceFlush?.();
@@ -81,14 +89,20 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
           );
         }
         if (failOnError) failures.throwIfAny();
-        if (waiting) waiting.push(event);
-        else mapper?.handle(event);
+        // Mapping (and the library's own work on each run) happens right after this turn of the event loop,
+        // while the agent waits on its model or tools, not inside the agent's step.
+        queue.push(event);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(drain);
+        }
       },
       flush,
       async close() {
         if (closed) return;
         closed = true;
         await ready;
+        drain();
         mapper?.endAll("the tracer was closed before the run ended");
         await flush();
       },

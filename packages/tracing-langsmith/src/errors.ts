@@ -28,14 +28,22 @@ export class FailureLog {
   #first: unknown;
   #dropped = 0;
 
+  /** `onAdd` sees each failure line as it is recorded (a worker forwards them to the tracer's thread). */
+  constructor(private readonly onAdd?: (line: string) => void) {}
+
   add(what: string, error?: unknown): void {
+    const detail = error === undefined ? "" : `: ${describe(error)}`;
+    this.addLine(`${what}${detail}`, error);
+  }
+
+  addLine(line: string, error?: unknown): void {
+    this.onAdd?.(line);
     if (this.#lines.length === 0) this.#first = error;
     if (this.#lines.length >= 20) {
       this.#dropped += 1;
       return;
     }
-    const detail = error === undefined ? "" : `: ${describe(error)}`;
-    this.#lines.push(`${what}${detail}`);
+    this.#lines.push(line);
   }
 
   get size(): number {

@@ -43,8 +43,13 @@ describe("lazy loading", () => {
     expect([...loaded].filter(name => name.startsWith("@opentelemetry/"))).toEqual([]);
   });
 
-  it("creating a tracer loads langsmith", async () => {
+  it("creating a tracer starts its worker thread, which loads langsmith", async () => {
     const loaded = await packagesLoadedBy("create-tracer.mjs");
+    expect(loaded.has("langsmith")).toBe(true);
+  });
+
+  it("with an injected RunTree the tracer runs in-process and loads langsmith when it is created", async () => {
+    const loaded = await packagesLoadedBy("create-in-process-tracer.mjs");
     expect(loaded.has("langsmith")).toBe(true);
   });
 });
