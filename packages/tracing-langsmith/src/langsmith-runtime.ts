@@ -111,7 +111,6 @@ export function createLangSmithRuntime(
     },
   );
 
-
   async function flush(): Promise<void> {
     await ready;
     drain();

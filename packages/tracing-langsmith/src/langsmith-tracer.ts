@@ -1,4 +1,9 @@
-import { type ContextTraceEvent, type ContextTracer, defineContextTracer, InvalidOptionError } from "@agent-lattice/core";
+import {
+  type ContextTraceEvent,
+  type ContextTracer,
+  defineContextTracer,
+  InvalidOptionError,
+} from "@agent-lattice/core";
 import { FailureLog } from "./errors.js";
 import { createLangSmithRuntime } from "./langsmith-runtime.js";
 import { type LangSmithContextTracerOptions, tracingDisabledByEnv, validateOptions } from "./options.js";

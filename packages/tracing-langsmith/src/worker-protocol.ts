@@ -2,7 +2,10 @@ import type { ContextTraceEvent } from "@agent-lattice/core";
 import type { LangSmithContextTracerOptions } from "./options.js";
 
 /** The options a worker can take: the cloneable ones (RunTree, runTree and client stay in-process). */
-export type WorkerOptions = Omit<LangSmithContextTracerOptions, "RunTree" | "runTree" | "client" | "failOnError">;
+export type WorkerOptions = Omit<
+  LangSmithContextTracerOptions,
+  "RunTree" | "runTree" | "client" | "failOnError"
+>;
 
 /** Tracer thread → worker. */
 export type ToWorker =

@@ -19,7 +19,9 @@ export interface WorkerRuntime {
 export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: string) => void): WorkerRuntime {
   // Through the package's own package.json, so no export condition (a test runner's source condition) can pick
   // the TypeScript source: a worker thread runs the built file.
-  const root = dirname(createRequire(import.meta.url).resolve("@agent-lattice/tracing-langsmith/package.json"));
+  const root = dirname(
+    createRequire(import.meta.url).resolve("@agent-lattice/tracing-langsmith/package.json"),
+  );
   const path = join(root, "dist", "worker.js");
   const worker = new Worker(path, { workerData: options, execArgv: withoutConditions(process.execArgv) });
   worker.unref();

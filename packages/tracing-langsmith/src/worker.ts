@@ -5,7 +5,8 @@ import { createLangSmithRuntime } from "./langsmith-runtime.js";
 import type { FromWorker, ToWorker, WorkerOptions } from "./worker-protocol.js";
 
 const port = parentPort;
-if (!port) throw new Error("@agent-lattice/tracing-langsmith/worker runs only as the tracer's worker thread.");
+if (!port)
+  throw new Error("@agent-lattice/tracing-langsmith/worker runs only as the tracer's worker thread.");
 const post = (message: FromWorker) => port.postMessage(message);
 const runtime = createLangSmithRuntime(workerData as WorkerOptions, line => post({ type: "failure", line }));
 let latest = 0;
