@@ -5,6 +5,7 @@ import {
   createAgent,
   createCompositeAgentHooks,
   type ModelMessage,
+  systemText,
   type ToolDefinition,
   textTurn,
   tool,
@@ -57,7 +58,7 @@ describe("spec: Concurrent Tool Calls (C14)", () => {
       (b: { content: string }) => b.content,
     );
     expect(results).toEqual(Array.from({ length: 12 }, (_, i) => `results for q${i}`));
-    expect(server.requests[0]!.body.system).toContain(CONCURRENCY_HINT);
+    expect(systemText(server.requests[0]!.body)).toContain(CONCURRENCY_HINT);
   });
 });
 

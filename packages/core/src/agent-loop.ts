@@ -2,6 +2,7 @@ import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { type BatchStepContext, runBatchStep } from "./batch-step.js";
+import { traceCacheControlFallback } from "./cache-control-fallback.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
 import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
@@ -61,6 +62,7 @@ export async function* runQuery(
   let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
+    await runtime.tools.refresh(); // tool sources (MCP servers) whose list changed, so init names the real tools
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
@@ -174,6 +176,7 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
       scope.dispose();
     }
 
+    await traceCacheControlFallback(runtime.promptCache, trace);
     addUsage(state.usage, response.usage);
     state.stopReason = response.stopReason;
     if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {

@@ -5,6 +5,7 @@ import { type AgentHooks, validateHooks } from "./hooks.js";
 import type { ModelClient, ReasoningEffort } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
+import { type PromptCaching, validatePromptCaching } from "./prompt-caching.js";
 import {
   type OutputFormat,
   type ProviderParams,
@@ -84,6 +85,11 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
   skills?: Skill[];
+  /**
+   * Prompt caching (default true): core marks cache breakpoints so each request reads the previous one's prefix
+   * from the provider's cache. `{ ttl: "1h" }` for the one-hour lifetime; false sends no breakpoints.
+   */
+  promptCaching?: PromptCaching;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -114,6 +120,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "toolAbortGraceMs",
   "tracer",
   "skills",
+  "promptCaching",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -134,6 +141,8 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   tracer?: ContextTracer;
   /** Links this run's trace events to the run that started it (set by delegation and teams). */
   parentRunId?: string;
+  /** Overrides the agent's promptCaching for this query. */
+  promptCaching?: PromptCaching;
   /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
   parentToolUseId?: string;
   /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
@@ -152,6 +161,7 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "parentRunId",
+  "promptCaching",
   "parentToolUseId",
   "runtime",
 ]);
@@ -205,6 +215,7 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
   assertPositiveInteger(options.toolAbortGraceMs, "AgentOptions.toolAbortGraceMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
+  validatePromptCaching(options.promptCaching, "AgentOptions");
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
@@ -220,6 +231,7 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   if (options) validateProviderParams(options, "QueryOptions");
   assertPositiveInteger(options?.requestTimeoutMs, "QueryOptions.requestTimeoutMs");
   assertContextTracer(options?.tracer, "QueryOptions.tracer");
+  validatePromptCaching(options?.promptCaching, "QueryOptions");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }

@@ -3,6 +3,7 @@ import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "./hooks.js";
 import type { ModelClient } from "./model-client.js";
 import type { PermissionCallback } from "./permission.js";
+import type { PromptCacheState, PromptCaching } from "./prompt-caching.js";
 import type { ProviderParams } from "./provider-params.js";
 import type { Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -27,6 +28,10 @@ export interface AgentRuntime {
   readonly outputSchema: OutputSchema | undefined;
   /** Agent-level defaults; a query's own values win. */
   readonly providerDefaults: ProviderParams;
+  /** The agent's promptCaching (a query's own value wins). */
+  readonly promptCaching: PromptCaching;
+  /** Whether the provider refused cache_control (then no breakpoints are sent). */
+  readonly promptCache: PromptCacheState;
   /** The conversation (mirrored to the history store, when one is set). */
   readonly conversation: Conversation;
   readonly compaction: ResolvedCompaction | undefined;

@@ -130,7 +130,10 @@ function requestOptions(request: ModelRequest) {
   return { signal: request.signal };
 }
 
-/** The Messages API request body. Only fields the host set are sent. */
+/**
+ * The Messages API request body. Only fields the host set are sent. System, tools and messages go out as they are:
+ * the prompt-cache breakpoints core placed (`cache_control` on blocks) are already in the API's wire format.
+ */
 export function toBody(request: ModelRequest, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,

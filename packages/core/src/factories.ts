@@ -7,10 +7,12 @@ import {
 } from "./agent-options.js";
 import { type AgentSpec, declareOutputSchema } from "./agent-spec.js";
 import { createAnthropicModelClient } from "./anthropic-client.js";
+import { withCacheControlFallback } from "./cache-control-fallback.js";
 import { resolveAutoCompact } from "./compaction.js";
 import { Conversation } from "./conversation.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ModelClient } from "./model-client.js";
+import { PromptCacheState } from "./prompt-caching.js";
 import type { ProviderParams } from "./provider-params.js";
 import { createLoadSkillTool } from "./skills.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
@@ -78,8 +80,12 @@ function buildAgent<TContext, TOutput>(
     ...(options.name !== undefined ? { agentName: options.name } : {}),
   });
   const concurrency = resolveToolConcurrency(options.toolConcurrency);
-  const baseSystem = [options.systemPrompt, workspace?.systemPromptSection].filter(Boolean).join("\n\n");
-  const tools = new ToolRegistry(baseSystem || undefined, concurrency, options.outputSchema);
+  const tools = new ToolRegistry(
+    options.systemPrompt || undefined,
+    workspace?.systemPromptSection || undefined,
+    concurrency,
+    options.outputSchema,
+  );
   const skills = options.skills ?? [];
   const skillTools = skills.length ? [createLoadSkillTool(skills)] : [];
   if (workspace?.tools.length) tools.add(workspace.tools, "AgentOptions.tools", BUILT_IN_ORIGIN);
@@ -90,12 +96,13 @@ function buildAgent<TContext, TOutput>(
   if (options.thinkingConfig) providerDefaults.thinkingConfig = options.thinkingConfig;
   if (options.reasoningEffort) providerDefaults.reasoningEffort = options.reasoningEffort;
   if (options.outputFormat) providerDefaults.outputFormat = options.outputFormat;
+  const promptCache = new PromptCacheState();
   const agent = new Agent<TContext, TOutput>({
     sessionId,
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-    client: options.modelClient ?? defaultClient(options),
+    client: withCacheControlFallback(options.modelClient ?? defaultClient(options), promptCache),
     tools,
     permission: options.permission,
     hooks: options.hooks,
@@ -103,6 +110,8 @@ function buildAgent<TContext, TOutput>(
     concurrency,
     outputSchema: options.outputSchema,
     providerDefaults,
+    promptCaching: options.promptCaching ?? true,
+    promptCache,
     conversation: new Conversation(options.historyStore),
     compaction: resolveAutoCompact(options.autoCompact),
     lastInputTokens: 0,

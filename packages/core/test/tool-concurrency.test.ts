@@ -1,7 +1,8 @@
-import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText, textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { CONCURRENCY_HINT, createBareAgent, type ToolDefinition, tool } from "../src/index.js";
+import { unmarked } from "./helpers.js";
 
 /** Records start/end of every handler so overlap can be proven from the timeline, not from wall-clock speed. */
 function recorder() {
@@ -73,7 +74,7 @@ describe("tool concurrency (C14)", () => {
       "end d",
       "end e",
     ]);
-    expect(client.requests[1]!.messages.at(-1)!.content).toEqual(
+    expect(unmarked(client.requests[1]!.messages.at(-1)!.content)).toEqual(
       ["a", "b", "c", "d", "e"].map(id => ({ type: "tool_result", tool_use_id: `toolu_${id}`, content: id })),
     );
   });
@@ -259,7 +260,7 @@ describe("tool concurrency (C14)", () => {
         tools,
         ...(toolConcurrency ? { toolConcurrency } : {}),
       }).prompt("x");
-      return client.requests[0]!.system;
+      return systemText(client.requests[0]);
     };
     expect(await systemFor([safe])).toBe(`Base.\n\n${CONCURRENCY_HINT}`);
     expect(await systemFor([plain])).toBe("Base.");

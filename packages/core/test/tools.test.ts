@@ -2,10 +2,10 @@ import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/te
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { createBareAgent, InvalidOptionError, type ToolResultBlock, tool } from "../src/index.js";
-import { collect, mockServer } from "./helpers.js";
+import { collect, mockServer, unmarked } from "./helpers.js";
 
 function toolResults(body: { messages: Array<{ role: string; content: unknown }> }): ToolResultBlock[] {
-  return body.messages.at(-1)!.content as ToolResultBlock[];
+  return unmarked(body.messages.at(-1)!.content as ToolResultBlock[]);
 }
 
 describe("tool() (C10)", () => {

@@ -1,11 +1,28 @@
 // @agent-lattice/testing public API: the Anthropic-compatible mock server, the script vocabulary (turns, tool
-// calls, faults) and the in-process scripted ModelClient. The wire encoders behind them stay internal; the raw
-// stream event types are core's (`@agent-lattice/core` exports RawStreamEvent).
+// calls, faults), the in-process scripted ModelClient and the prompt-cache simulation. The wire encoders behind
+// them stay internal; the raw stream event types are core's (`@agent-lattice/core` exports RawStreamEvent).
 export {
   type MockAnthropicServer,
   type MockAnthropicServerOptions,
   startMockAnthropicServer,
 } from "./mock-server.js";
+export {
+  cacheBreakpoints,
+  estimateTokens,
+  type PromptBlock,
+  promptBlocks,
+  systemText,
+} from "./prompt-blocks.js";
+export {
+  defaultMinCacheableTokens,
+  type PromptCacheBreakpoint,
+  type PromptCacheOptions,
+  type PromptCacheOutcome,
+  type PromptCachePlan,
+  PromptCacheRequestError,
+  PromptCacheSimulator,
+  type PromptCacheUsage,
+} from "./prompt-cache.js";
 export {
   dropConnection,
   hang,
