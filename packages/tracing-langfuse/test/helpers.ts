@@ -81,3 +81,10 @@ export async function leadWithToolAndChild() {
 }
 
 export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/** The text of a message's content, whether a string or blocks (prompt caching marks the last block). */
+export function messageText(message: { content: unknown }): string {
+  const { content } = message;
+  if (typeof content === "string") return content;
+  return (content as Array<{ type: string; text?: string }>).map(block => block.text ?? "").join("");
+}

@@ -11,7 +11,7 @@ import { invalidRequest, textTurn } from "@agent-lattice/testing";
 import { RunTree, type RunTreeConfig } from "langsmith/run_trees";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
-import { mockModel, receiver } from "./helpers.js";
+import { messageText, mockModel, receiver } from "./helpers.js";
 
 function event<T extends ContextTraceEvent["type"]>(
   type: T,
@@ -43,7 +43,8 @@ describe("model turns that fail", () => {
     expect(runs.map(run => `${run.run_type}:${run.name}`)).toEqual(["chain:solo", "llm:m"]);
     const [chain, llm] = runs;
     expect(llm!.error).toContain("max_tokens: must be positive");
-    expect(llm!.inputs?.messages).toEqual([{ role: "user", content: "hi" }]);
+    const sent = llm!.inputs?.messages as Array<{ role: string; content: unknown }>;
+    expect(sent.map(message => [message.role, messageText(message)])).toEqual([["user", "hi"]]);
     expect(chain!.error).toContain("max_tokens: must be positive");
     expect(chain!.outputs).toMatchObject({ subtype: "error_during_execution", is_error: true });
   });

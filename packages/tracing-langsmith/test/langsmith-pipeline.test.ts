@@ -13,7 +13,7 @@ import {
 } from "@agent-lattice/core";
 import { describe, expect, it } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
-import { leadWithToolAndChild, receiver } from "./helpers.js";
+import { leadWithToolAndChild, messageText, receiver } from "./helpers.js";
 import type { ReceivedRun } from "./langsmith-receiver.js";
 
 function byName(runs: ReceivedRun[], name: string, runType?: string): ReceivedRun {
@@ -114,7 +114,10 @@ describe.each([
       ls_provider: "anthropic",
       ls_model_name: "lead-model",
     });
-    expect(firstTurn!.inputs?.messages).toEqual([{ role: "user", content: "Why are there tides?" }]);
+    const sent = firstTurn!.inputs?.messages as Array<{ role: string; content: unknown }>;
+    expect(sent.map(message => [message.role, messageText(message)])).toEqual([
+      ["user", "Why are there tides?"],
+    ]);
     expect(firstTurn!.outputs?.message.content).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: "tool_use", name: "researcher" })]),
     );
