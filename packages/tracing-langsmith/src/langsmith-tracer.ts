@@ -7,7 +7,8 @@ import {
 import { FailureLog } from "./errors.js";
 import { createLangSmithRuntime } from "./langsmith-runtime.js";
 import { type LangSmithContextTracerOptions, tracingDisabledByEnv, validateOptions } from "./options.js";
-import { startWorkerRuntime } from "./worker-runtime.js";
+import type { WorkerOptions } from "./worker-protocol.js";
+import { startWorkerRuntime, type WorkerRuntime } from "./worker-runtime.js";
 
 /**
  * A ContextTracer that sends every query as a LangSmith run tree (see run-mapper.ts for the mapping).
@@ -27,10 +28,10 @@ export function createLangSmithContextTracer(options: LangSmithContextTracerOpti
 
   const failures = new FailureLog();
   const { RunTree, runTree, client, failOnError: _policy, ...cloneable } = options;
+  const onFailure = (line: string) => failures.addLine(line);
   const runtime =
-    RunTree || runTree || client || !cloneableOptions(cloneable)
-      ? createLangSmithRuntime(options, line => failures.addLine(line))
-      : startWorkerRuntime(cloneable, line => failures.addLine(line));
+    (!RunTree && !runTree && !client && cloneableOptions(cloneable) && tryWorker(cloneable, onFailure)) ||
+    createLangSmithRuntime(options, onFailure);
   let closed = false;
 
   return defineContextTracer(
@@ -57,6 +58,15 @@ export function createLangSmithContextTracer(options: LangSmithContextTracerOpti
     },
     { failOnError },
   );
+}
+
+/** The worker runtime, or undefined where no worker thread can start (then the engine runs in-process). */
+function tryWorker(options: WorkerOptions, onFailure: (line: string) => void): WorkerRuntime | undefined {
+  try {
+    return startWorkerRuntime(options, onFailure);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the options can be copied to a worker thread (metadata holding a function cannot). */

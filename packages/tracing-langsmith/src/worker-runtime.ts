@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -23,6 +24,7 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
     createRequire(import.meta.url).resolve("@agent-lattice/tracing-langsmith/package.json"),
   );
   const path = join(root, "dist", "worker.js");
+  if (!existsSync(path)) throw new Error(`${path} is missing (the package is not built)`);
   const worker = new Worker(path, { workerData: options, execArgv: withoutConditions(process.execArgv) });
   worker.unref();
   let batch: ContextTraceEvent[] = [];
