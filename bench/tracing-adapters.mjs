@@ -5,8 +5,9 @@
 // process). Each round runs the three variants in a fresh shuffled order; a round's loop time is the query alone
 // (what the agent feels: onEvent must never wait on the network), and each tracer is flushed after its loop, timed
 // apart, so no delivery spills into the next variant. Prints paired per-round ratios (stats.mjs) against the
-// target — each adapter ≤ 1.05 of no tracer — for wall time, and for this process's CPU time during the loop
-// (the work the tracer adds, less exposed to other load on a shared machine; no target of its own).
+// target — each adapter ≤ 1.05 of no tracer — for wall time; and, without a target of their own, for this
+// process's CPU time during the loop (all threads: LangSmith's worker included) and for the time the agent's own
+// thread was busy (event-loop utilization: the tracer's cost to the agent itself, less exposed to other load).
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createBareAgent, tool } from "@agent-lattice/core";
@@ -67,15 +68,17 @@ async function loop(baseURL, tracer) {
     ...(tracer ? { tracer } : {}),
   });
   const cpuStart = process.cpuUsage();
+  const eluStart = performance.eventLoopUtilization();
   const start = performance.now();
   let result;
   for await (const message of agent.query("Check every item."))
     if (message.type === "result") result = message;
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
+  const elu = performance.eventLoopUtilization(eluStart);
   if (result.subtype !== "success" || result.num_turns !== TURNS)
     throw new Error(`agent loop went wrong: ${JSON.stringify(result)}`);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, activeMs: elu.active };
 }
 
 export async function runTracingAdapters() {
@@ -95,6 +98,7 @@ export async function runTracingAdapters() {
   const variants = ["plain", "langsmith", "langfuse"];
   const times = { plain: [], langsmith: [], langfuse: [] };
   const cpuTimes = { plain: [], langsmith: [], langfuse: [] };
+  const activeTimes = { plain: [], langsmith: [], langfuse: [] };
   const flushes = { langsmith: [], langfuse: [] };
   let seed = 42;
   const random = () => {
@@ -110,7 +114,7 @@ export async function runTracingAdapters() {
       }
       for (const variant of order) {
         const tracer = tracers[variant];
-        const { ms, cpuMs } = await loop(model.url, tracer);
+        const { ms, cpuMs, activeMs } = await loop(model.url, tracer);
         let flushMs = 0;
         if (tracer) {
           const start = performance.now();
@@ -120,6 +124,7 @@ export async function runTracingAdapters() {
         if (round >= WARMUP) {
           times[variant].push(ms);
           cpuTimes[variant].push(cpuMs);
+          activeTimes[variant].push(activeMs);
           if (tracer) flushes[variant].push(flushMs);
         }
       }
@@ -144,6 +149,11 @@ export async function runTracingAdapters() {
         // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
         cpuPairedRatio: pairedRatio(cpuTimes.langsmith, cpuTimes.plain),
         cpuPerTurnMs: +((median(cpuTimes.langsmith) - median(cpuTimes.plain)) / TURNS).toFixed(3),
+        // Time the agent's own thread was busy (event-loop utilization): what the tracer costs the agent itself.
+        agentThreadPairedRatio: pairedRatio(activeTimes.langsmith, activeTimes.plain),
+        agentThreadPerTurnMs: +((median(activeTimes.langsmith) - median(activeTimes.plain)) / TURNS).toFixed(
+          3,
+        ),
         flushMedianMs: +median(flushes.langsmith).toFixed(2),
         received: counts.langsmith,
       },
@@ -154,6 +164,11 @@ export async function runTracingAdapters() {
         // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
         cpuPairedRatio: pairedRatio(cpuTimes.langfuse, cpuTimes.plain),
         cpuPerTurnMs: +((median(cpuTimes.langfuse) - median(cpuTimes.plain)) / TURNS).toFixed(3),
+        // Time the agent's own thread was busy (event-loop utilization): what the tracer costs the agent itself.
+        agentThreadPairedRatio: pairedRatio(activeTimes.langfuse, activeTimes.plain),
+        agentThreadPerTurnMs: +((median(activeTimes.langfuse) - median(activeTimes.plain)) / TURNS).toFixed(
+          3,
+        ),
         flushMedianMs: +median(flushes.langfuse).toFixed(2),
         received: counts.langfuse,
       },
