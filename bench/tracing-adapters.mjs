@@ -6,9 +6,10 @@
 // (what the agent feels: onEvent must never wait on the network), and each tracer is flushed after its loop, timed
 // apart, so no delivery spills into the next variant. Prints paired per-round ratios (stats.mjs) against the
 // target — each adapter ≤ 1.05 of no tracer — for wall time; and, without a target of their own, for this
-// process's CPU time during the loop (all threads: LangSmith's worker included) and for the time the agent's own
-// thread was busy (event-loop utilization: the tracer's cost to the agent itself, less exposed to other load).
+// process's CPU time during the loop (all threads: LangSmith's worker included) and for the CPU time of the
+// agent's own thread (Linux per-thread schedstat: the tracer's cost to the agent itself, unaffected by its worker).
 import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createBareAgent, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
@@ -49,6 +50,18 @@ function startReceiverProcess() {
   });
 }
 
+/**
+ * CPU time of this process's main thread (the agent's), in ms: Linux's per-thread scheduler statistics, so a
+ * tracer's worker thread and other processes do not count. Undefined elsewhere.
+ */
+function agentThreadCpuMs() {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 const echo = tool(
   "echo",
   "Echo text back in upper case",
@@ -68,17 +81,21 @@ async function loop(baseURL, tracer) {
     ...(tracer ? { tracer } : {}),
   });
   const cpuStart = process.cpuUsage();
-  const eluStart = performance.eventLoopUtilization();
+  const threadStart = agentThreadCpuMs();
   const start = performance.now();
   let result;
   for await (const message of agent.query("Check every item."))
     if (message.type === "result") result = message;
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
-  const elu = performance.eventLoopUtilization(eluStart);
+  const threadEnd = agentThreadCpuMs();
   if (result.subtype !== "success" || result.num_turns !== TURNS)
     throw new Error(`agent loop went wrong: ${JSON.stringify(result)}`);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, activeMs: elu.active };
+  return {
+    ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    agentThreadMs: threadEnd === undefined ? Number.NaN : threadEnd - threadStart,
+  };
 }
 
 export async function runTracingAdapters() {
@@ -98,7 +115,7 @@ export async function runTracingAdapters() {
   const variants = ["plain", "langsmith", "langfuse"];
   const times = { plain: [], langsmith: [], langfuse: [] };
   const cpuTimes = { plain: [], langsmith: [], langfuse: [] };
-  const activeTimes = { plain: [], langsmith: [], langfuse: [] };
+  const agentThreadTimes = { plain: [], langsmith: [], langfuse: [] };
   const flushes = { langsmith: [], langfuse: [] };
   let seed = 42;
   const random = () => {
@@ -114,7 +131,7 @@ export async function runTracingAdapters() {
       }
       for (const variant of order) {
         const tracer = tracers[variant];
-        const { ms, cpuMs, activeMs } = await loop(model.url, tracer);
+        const { ms, cpuMs, agentThreadMs } = await loop(model.url, tracer);
         let flushMs = 0;
         if (tracer) {
           const start = performance.now();
@@ -124,7 +141,7 @@ export async function runTracingAdapters() {
         if (round >= WARMUP) {
           times[variant].push(ms);
           cpuTimes[variant].push(cpuMs);
-          activeTimes[variant].push(activeMs);
+          agentThreadTimes[variant].push(agentThreadMs);
           if (tracer) flushes[variant].push(flushMs);
         }
       }
@@ -149,11 +166,12 @@ export async function runTracingAdapters() {
         // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
         cpuPairedRatio: pairedRatio(cpuTimes.langsmith, cpuTimes.plain),
         cpuPerTurnMs: +((median(cpuTimes.langsmith) - median(cpuTimes.plain)) / TURNS).toFixed(3),
-        // Time the agent's own thread was busy (event-loop utilization): what the tracer costs the agent itself.
-        agentThreadPairedRatio: pairedRatio(activeTimes.langsmith, activeTimes.plain),
-        agentThreadPerTurnMs: +((median(activeTimes.langsmith) - median(activeTimes.plain)) / TURNS).toFixed(
-          3,
-        ),
+        // CPU time of the agent's own thread (Linux schedstat): what the tracer costs the agent itself.
+        agentThreadPairedRatio: pairedRatio(agentThreadTimes.langsmith, agentThreadTimes.plain),
+        agentThreadPerTurnMs: +(
+          (median(agentThreadTimes.langsmith) - median(agentThreadTimes.plain)) /
+          TURNS
+        ).toFixed(3),
         flushMedianMs: +median(flushes.langsmith).toFixed(2),
         received: counts.langsmith,
       },
@@ -164,11 +182,12 @@ export async function runTracingAdapters() {
         // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
         cpuPairedRatio: pairedRatio(cpuTimes.langfuse, cpuTimes.plain),
         cpuPerTurnMs: +((median(cpuTimes.langfuse) - median(cpuTimes.plain)) / TURNS).toFixed(3),
-        // Time the agent's own thread was busy (event-loop utilization): what the tracer costs the agent itself.
-        agentThreadPairedRatio: pairedRatio(activeTimes.langfuse, activeTimes.plain),
-        agentThreadPerTurnMs: +((median(activeTimes.langfuse) - median(activeTimes.plain)) / TURNS).toFixed(
-          3,
-        ),
+        // CPU time of the agent's own thread (Linux schedstat): what the tracer costs the agent itself.
+        agentThreadPairedRatio: pairedRatio(agentThreadTimes.langfuse, agentThreadTimes.plain),
+        agentThreadPerTurnMs: +(
+          (median(agentThreadTimes.langfuse) - median(agentThreadTimes.plain)) /
+          TURNS
+        ).toFixed(3),
         flushMedianMs: +median(flushes.langfuse).toFixed(2),
         received: counts.langfuse,
       },
