@@ -11,7 +11,7 @@
 import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createBareAgent, tool } from "@agent-lattice/core";
+import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
@@ -109,14 +109,16 @@ export async function runTracingAdapters() {
   const provider = new NodeTracerProvider({ spanProcessors: [spanProcessor] });
   provider.register();
   const tracers = {
+    // Calibration: core builds trace events only when a tracer is attached; this one discards them.
+    noop: defineContextTracer({ onEvent() {} }),
     langsmith: createLangSmithContextTracer({ apiUrl: receiver.url, apiKey: "bench", failOnError: true }),
     langfuse: createLangfuseContextTracer({ spanProcessor, failOnError: true }),
   };
-  const variants = ["plain", "langsmith", "langfuse"];
-  const times = { plain: [], langsmith: [], langfuse: [] };
-  const cpuTimes = { plain: [], langsmith: [], langfuse: [] };
-  const agentThreadTimes = { plain: [], langsmith: [], langfuse: [] };
-  const flushes = { langsmith: [], langfuse: [] };
+  const variants = ["plain", "noop", "langsmith", "langfuse"];
+  const times = { plain: [], noop: [], langsmith: [], langfuse: [] };
+  const cpuTimes = { plain: [], noop: [], langsmith: [], langfuse: [] };
+  const agentThreadTimes = { plain: [], noop: [], langsmith: [], langfuse: [] };
+  const flushes = { noop: [], langsmith: [], langfuse: [] };
   let seed = 42;
   const random = () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -158,6 +160,14 @@ export async function runTracingAdapters() {
       turns: TURNS,
       plainMedianMs: +median(times.plain).toFixed(2),
       plainCpuMedianMs: +median(cpuTimes.plain).toFixed(2),
+      // The trace model's own cost (events built, then discarded): the floor under both adapters.
+      noopTracer: {
+        pairedRatio: pairedRatio(times.noop, times.plain),
+        agentThreadPerTurnMs: +(
+          (median(agentThreadTimes.noop) - median(agentThreadTimes.plain)) /
+          TURNS
+        ).toFixed(3),
+      },
       loadAverage: (await import("node:os")).loadavg().map(value => +value.toFixed(2)),
       langsmith: {
         loopMedianMs: +median(times.langsmith).toFixed(2),
