@@ -4,8 +4,10 @@ import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
+import { runTeams } from "./teams.mjs";
 import { runTracing } from "./tracing.mjs";
 import { runTracingAdapters } from "./tracing-adapters.mjs";
+import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
 await runPromptCaching();
@@ -13,4 +15,6 @@ await runTracing();
 await runTracingAdapters();
 await runColdStart();
 await runGrepGlob();
+await runWriteBoundary();
+await runTeams();
 runFootprint();
