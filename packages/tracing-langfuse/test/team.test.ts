@@ -2,6 +2,7 @@
 // the lead's chain beneath it and the chains of the two members it handed work to beneath the team's root, each
 // with its generations; team events as event observations under the team's run.
 import { createBareAgent } from "@agent-lattice/core";
+import { createTeam, teamMember } from "@agent-lattice/team";
 import { startMockAnthropicServer, textTurn, toolUse, turn } from "@agent-lattice/testing";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
 import { setLangfuseTracerProvider } from "@langfuse/tracing";
@@ -9,14 +10,6 @@ import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { describe, expect, it } from "vitest";
 import { createLangfuseContextTracer } from "../src/index.js";
 import { onCleanup, receiver } from "./helpers.js";
-
-// PENDING — waiting for @agent-lattice/team, which is not on main yet. This is the "two-member team"
-// acceptance test; it was run green against the team branch merged into this one. It runs as soon as the team
-// package is a devDependency of this package ("@agent-lattice/team": "workspace:*"); until then it is skipped
-// (and says so in the test output). The specifier is a variable so typecheck does not need the package yet.
-const TEAM_PACKAGE = "@agent-lattice/team";
-const team: any = await import(/* @vite-ignore */ TEAM_PACKAGE).catch(() => undefined);
-const { createTeam, teamMember } = team ?? {};
 
 async function crew() {
   const scripts: Record<string, ReturnType<typeof textTurn>[]> = {
@@ -49,7 +42,7 @@ async function crew() {
   });
 }
 
-describe.skipIf(!team)("a two-member team query in Langfuse (R5)", () => {
+describe("a two-member team query in Langfuse (R5)", () => {
   it("is one trace: the team's root, the lead and both members nested beneath it", async () => {
     const otlp = await receiver();
     const spanProcessor = new LangfuseSpanProcessor({ baseUrl: otlp.url, publicKey: "pk", secretKey: "sk" });

@@ -2,18 +2,11 @@
 // runs of the two members it handed work to beneath the team's root (a handoff outlives the lead's tool call),
 // each member keeping its own SDK session as agent_session_id; team events recorded on the team's run.
 import { createBareAgent } from "@agent-lattice/core";
+import { createTeam, teamMember } from "@agent-lattice/team";
 import { startMockAnthropicServer, textTurn, toolUse, turn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
 import { receiver } from "./helpers.js";
-
-// PENDING — waiting for @agent-lattice/team, which is not on main yet. This is the issue's "two-member team"
-// acceptance test; it was run green against the team branch merged into this one. It runs as soon as the team
-// package is a devDependency of this package ("@agent-lattice/team": "workspace:*"); until then it is skipped
-// (and says so in the test output). The specifier is a variable so typecheck does not need the package yet.
-const TEAM_PACKAGE = "@agent-lattice/team";
-const team: any = await import(/* @vite-ignore */ TEAM_PACKAGE).catch(() => undefined);
-const { createTeam, teamMember } = team ?? {};
 
 async function crew() {
   const scripts: Record<string, ReturnType<typeof textTurn>[]> = {
@@ -46,7 +39,7 @@ async function crew() {
   return { team, model };
 }
 
-describe.skipIf(!team)("a two-member team query in LangSmith (R4)", () => {
+describe("a two-member team query in LangSmith (R4)", () => {
   it("is one trace: the team's root, the lead and both members beneath it", async () => {
     const ls = await receiver();
     const { team, model } = await crew();
@@ -92,5 +85,53 @@ describe.skipIf(!team)("a two-member team query in LangSmith (R4)", () => {
     expect(root.events?.map(event => event.name)).toEqual(
       expect.arrayContaining(["team_message", "team_agent"]),
     );
+  });
+});
+
+describe("nested teams in LangSmith (R4)", () => {
+  it("a team that is a member of another team nests under it: one trace from the top team down", async () => {
+    const ls = await receiver();
+    const scripts: Record<string, ReturnType<typeof textTurn>[]> = {
+      ceo: [
+        turn([toolUse("engineering", { mode: "handoff", task: "Ship the notes app." })]),
+        textTurn("Engineering shipped it."),
+      ],
+      head: [
+        turn([toolUse("backend", { mode: "handoff", task: "Build POST /notes." })]),
+        textTurn("Backend is done."),
+      ],
+      backend: [textTurn("POST /notes implemented.")],
+    };
+    const model = await startMockAnthropicServer({
+      respond: request => scripts[String(request.body.model)]!.shift()!,
+    });
+    const agent = (name: string) => createBareAgent({ apiKey: "k", baseURL: model.url, model: name, name });
+    const engineering = createTeam({
+      name: "engineering",
+      lead: agent("head"),
+      members: [teamMember({ name: "backend", role: "executor", agent: agent("backend") })],
+    });
+    const company = createTeam({
+      name: "company",
+      lead: agent("ceo"),
+      members: [teamMember({ name: "engineering", role: "head", agent: engineering })],
+    });
+    const tracer = createLangSmithContextTracer({ apiUrl: ls.url, apiKey: "k" });
+    try {
+      expect((await company.prompt("Build a notes app.", { tracer })).subtype).toBe("success");
+      await tracer.close!();
+    } finally {
+      await model.close();
+    }
+    const runs = ls.list();
+    const roots = runs.filter(run => !run.parent_run_id);
+    expect(roots.map(run => run.name)).toEqual(["company"]);
+    expect(new Set(runs.map(run => run.trace_id)).size).toBe(1);
+    const chain = (name: string) => runs.find(run => run.run_type === "chain" && run.name === name)!;
+    expect(chain("ceo").parent_run_id).toBe(chain("company").id);
+    expect(chain("engineering").parent_run_id).toBe(chain("company").id);
+    expect(chain("head").parent_run_id).toBe(chain("engineering").id);
+    expect(chain("backend").parent_run_id).toBe(chain("engineering").id);
+    for (const run of runs) expect(run.end_time, `${run.name} ended`).toBeDefined();
   });
 });
