@@ -4,20 +4,28 @@
 // same module state).
 // Why bundle: Node's ESM loader pays per module; one file per entry keeps `import "agent-lattice"` cheap (the
 // cold-start target), while tsc still emits the .d.ts files. Run from a package directory.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename } from "node:path";
 import { build } from "rolldown";
 
 const builtins = new Set([...builtinModules, ...builtinModules.map(name => `node:${name}`)]);
 
-/** { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map. */
+/**
+ * { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map, plus each `bin`
+ * that points at dist/<name>.js with a src/<name>.ts beside it (a command's entry; its #! line is kept).
+ */
 function entryPoints() {
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   const input = {};
   for (const target of Object.values(pkg.exports ?? {})) {
     const source = typeof target === "object" ? target["@agent-lattice/source"] : undefined;
     if (typeof source === "string" && source.endsWith(".ts")) input[basename(source, ".ts")] = source;
+  }
+  const bins = typeof pkg.bin === "string" ? [pkg.bin] : Object.values(pkg.bin ?? {});
+  for (const bin of bins) {
+    const name = /^(?:\.\/)?dist\/([\w-]+)\.js$/.exec(bin)?.[1];
+    if (name && existsSync(`src/${name}.ts`)) input[name] = `src/${name}.ts`;
   }
   return Object.keys(input).length ? input : { index: "src/index.ts" };
 }
