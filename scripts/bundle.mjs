@@ -4,7 +4,10 @@
 // same module state).
 // Why bundle: Node's ESM loader pays per module; one file per entry keeps `import "agent-lattice"` cheap (the
 // cold-start target), while tsc still emits the .d.ts files. Run from a package directory.
-import { readFileSync } from "node:fs";
+// Each entry also gets a CommonJS face for `require()`: `<entry>.cjs` hands back the ESM build itself (Node
+// ^20.19 || >=22.12 can require() an ES module without top-level await), so `require` and `import` share one
+// module instance, and `<entry>.d.cts` gives TypeScript's CommonJS resolution the same declarations.
+import { readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename } from "node:path";
 import { build } from "rolldown";
@@ -22,8 +25,10 @@ function entryPoints() {
   return Object.keys(input).length ? input : { index: "src/index.ts" };
 }
 
+const input = entryPoints();
+
 await build({
-  input: entryPoints(),
+  input,
   platform: "node",
   // Bare specifiers are dependencies (or Node built-ins): resolved by the consumer, never inlined.
   external: id => builtins.has(id) || !(id.startsWith(".") || id.startsWith("/")),
@@ -36,3 +41,11 @@ await build({
   },
   logLevel: "warn",
 });
+
+for (const name of Object.keys(input)) {
+  writeFileSync(
+    `dist/${name}.cjs`,
+    `"use strict";\n// require() of the ES module build (Node ^20.19 || >=22.12): one module instance for require and import.\nmodule.exports = require("./${name}.js");\n`,
+  );
+  writeFileSync(`dist/${name}.d.cts`, `export * from "./${name}.js";\n`);
+}

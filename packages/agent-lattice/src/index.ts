@@ -1,51 +1,6 @@
 // agent-lattice: the umbrella package. Re-exports every public name of the scoped packages and wires
-// the defaults (createAgent's workspace) that core leaves to a distribution.
+// the defaults (createAgent's workspace) that core leaves to a distribution. The offline test kit
+// (@agent-lattice/testing) is on its own subpath, `agent-lattice/testing`, so it never loads with the root.
 export * from "@agent-lattice/builtin-tools";
 export * from "@agent-lattice/core";
-// The offline Anthropic-compatible mock server and scripted client. Core owns the canonical raw stream
-// event types, so the mock's own copies of them are not re-exported here.
-export {
-  type AnthropicErrorBody,
-  createScriptedModelClient,
-  DEFAULT_CHUNK_SIZE,
-  dropConnection,
-  encodeSseEvent,
-  hang,
-  httpError,
-  invalidRequest,
-  type MockAnthropicServer,
-  type MockAnthropicServerOptions,
-  type MockContentBlock,
-  type MockFault,
-  type MockMessage,
-  type MockResponder,
-  type MockScriptItem,
-  type MockToolCall,
-  type MockTurn,
-  type MockTurnOptions,
-  type MockUsage,
-  overloaded,
-  promptTooLong,
-  type RecordedRequest,
-  rateLimited,
-  type ScriptedModelClient,
-  type ScriptedModelClientOptions,
-  ScriptedModelError,
-  type ScriptedModelRequest,
-  type ScriptedModelResponse,
-  type ScriptedRequest,
-  type ScriptedResponder,
-  serverError,
-  startMockAnthropicServer,
-  streamError,
-  text,
-  textTurn,
-  thinking,
-  toolTurn,
-  toolUse,
-  turn,
-  turnToMessage,
-  turnToStreamEvents,
-  unauthorized,
-} from "@agent-lattice/testing";
 export { createAgent, defineAgent } from "./create-agent.js";

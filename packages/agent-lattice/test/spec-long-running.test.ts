@@ -3,17 +3,8 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createAgent,
-  createJsonlContextTracer,
-  createJsonlHistoryStore,
-  defineContextTracer,
-  defineHistoryStore,
-  hang,
-  type ModelMessage,
-  textTurn,
-  toolTurn,
-} from "agent-lattice";
+import { createAgent, createJsonlContextTracer, createJsonlHistoryStore, defineContextTracer, defineHistoryStore, type ModelMessage } from "agent-lattice";
+import { hang, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { captureConsole, mockProvider } from "./helpers.js";
 

@@ -4,16 +4,8 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createAgent,
-  createBareAgent,
-  createBuiltinTools,
-  defineAgent,
-  loadSkill,
-  skill,
-  textTurn,
-  toolTurn,
-} from "agent-lattice";
+import { createAgent, createBareAgent, createBuiltinTools, defineAgent, loadSkill, skill } from "agent-lattice";
+import { textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mockProvider } from "./helpers.js";
 
