@@ -7,7 +7,12 @@ import { defineConfig } from "vitest/config";
  */
 export const SOURCE_CONDITION = "@agent-lattice/source";
 
-export function packageTestConfig(name: string) {
+export interface PackageTestOptions {
+  /** Also run type tests (test/**\/*.test-d.ts) with vitest's typechecker. */
+  typecheck?: boolean;
+}
+
+export function packageTestConfig(name: string, options: PackageTestOptions = {}) {
   const conditions = [SOURCE_CONDITION, "module", "node", "import", "default"];
   return defineConfig({
     resolve: { conditions },
@@ -15,6 +20,9 @@ export function packageTestConfig(name: string) {
     test: {
       name,
       include: ["test/**/*.test.ts"],
+      ...(options.typecheck
+        ? { typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" } }
+        : {}),
       testTimeout: 20_000,
       hookTimeout: 20_000,
       // Tests spawn servers and child processes; two cores are all CI has.

@@ -1,3 +1,3 @@
 import { packageTestConfig } from "../../vitest.shared.js";
 
-export default packageTestConfig("core");
+export default packageTestConfig("core", { typecheck: true });

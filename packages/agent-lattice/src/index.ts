@@ -3,4 +3,5 @@
 // (@agent-lattice/testing) is on its own subpath, `agent-lattice/testing`, so it never loads with the root.
 export * from "@agent-lattice/builtin-tools";
 export * from "@agent-lattice/core";
+export * from "@agent-lattice/mcp";
 export { createAgent, defineAgent } from "./create-agent.js";

@@ -1,7 +1,7 @@
 // Spec sections "Concurrent Tool Calls", "Tool Batch Policy", "Strict Option Validation And Tool Metadata"
 // and "Hooks" (C14–C17, C19).
 import { CONCURRENCY_HINT, createAgent, createCompositeAgentHooks, type ModelMessage, type ToolDefinition, tool } from "agent-lattice";
-import { textTurn, toolTurn } from "agent-lattice/testing";
+import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { mockProvider } from "./helpers.js";
@@ -49,7 +49,7 @@ describe("spec: Concurrent Tool Calls (C14)", () => {
       (b: { content: string }) => b.content,
     );
     expect(results).toEqual(Array.from({ length: 12 }, (_, i) => `results for q${i}`));
-    expect(server.requests[0]!.body.system).toContain(CONCURRENCY_HINT);
+    expect(systemText(server.requests[0]!.body)).toContain(CONCURRENCY_HINT);
   });
 });
 

@@ -3,7 +3,7 @@ import { createAgent, createBareAgent, tool } from "agent-lattice";
 import { textTurn, toolTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import { captureConsole, mockProvider } from "./helpers.js";
+import { captureConsole, mockProvider, plainMessages, unmarked } from "./helpers.js";
 
 describe("spec: Custom Tool (C10)", () => {
   it("the calculator tool is offered with its JSON Schema, runs, and its result reaches the model", async () => {
@@ -43,12 +43,12 @@ describe("spec: Custom Tool (C10)", () => {
       "Bash",
       "calculator",
     ]);
-    expect(tools.at(-1)).toEqual({
+    expect(unmarked(tools.at(-1))).toEqual({
       name: "calculator",
       description: "Evaluate a simple arithmetic expression",
       input_schema: { type: "object", properties: { expr: { type: "string" } }, required: ["expr"] },
     });
-    expect(server.requests[1]!.body.messages.at(-1)).toEqual({
+    expect(unmarked(server.requests[1]!.body.messages.at(-1))).toEqual({
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "toolu_calc", content: "4" }],
     });
@@ -160,7 +160,7 @@ describe("spec: Multi-turn Session (C24)", () => {
     console.log(result.result);
 
     expect(printed).toEqual([["Your name is Ada."]]);
-    expect(server.requests[1]!.body.messages).toEqual([
+    expect(plainMessages(server.requests[1]!.body.messages)).toEqual([
       { role: "user", content: "My name is Ada." },
       { role: "assistant", content: [{ type: "text", text: "Nice to meet you, Ada." }] },
       { role: "user", content: "What is my name?" },

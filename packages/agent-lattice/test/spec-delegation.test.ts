@@ -2,10 +2,10 @@
 // agentTool parts of "Structured Output Via submit_output" (C22, C23, D1–D5). The snippets use no apiKey or
 // baseURL, so ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL point the built-in client at the mock.
 import { type AgentLike, agentTool, createAgent, defineAgent } from "agent-lattice";
-import { type MockScriptItem, textTurn, toolTurn } from "agent-lattice/testing";
+import { type MockScriptItem, systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
-import { mockProvider } from "./helpers.js";
+import { mockProvider, plainMessages, unmarked } from "./helpers.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -15,7 +15,7 @@ afterEach(() => {
 async function provider(lead: MockScriptItem[], child: MockScriptItem[], childMarker: string) {
   const server = await mockProvider([]);
   server.respondWith(request => {
-    const queue = String(request.body.system ?? "").includes(childMarker) ? child : lead;
+    const queue = (systemText(request.body) ?? "").includes(childMarker) ? child : lead;
     return queue.shift() ?? textTurn("(script exhausted)");
   });
   vi.stubEnv("ANTHROPIC_API_KEY", "test-key");
@@ -23,7 +23,7 @@ async function provider(lead: MockScriptItem[], child: MockScriptItem[], childMa
   const bodies = (who: "lead" | "child") =>
     server.requests
       .map(r => r.body)
-      .filter(b => String(b.system ?? "").includes(childMarker) === (who === "child"));
+      .filter(b => (systemText(b) ?? "").includes(childMarker) === (who === "child"));
   return { server, bodies };
 }
 
@@ -108,7 +108,7 @@ describe("spec: agentTool + outputSchema (D2, D3)", () => {
 
     const result = await parent.prompt("Should we merge?");
     expect(result.result).toBe("Not approved: fix the null check.");
-    const toolResult = bodies("lead")[1]!.messages.at(-1).content[0];
+    const toolResult = unmarked(bodies("lead")[1]!.messages.at(-1).content[0]);
     expect(toolResult).toEqual({
       type: "tool_result",
       tool_use_id: expect.any(String),
@@ -154,7 +154,9 @@ describe("spec: Typed delegation (D5)", () => {
 
     const lead = createAgent({ model: "claude-sonnet-4-6", tools: [judgeTool] });
     await lead.prompt("Decide the bike theft case.");
-    expect(bodies("child")[0]!.messages[0].content).toBe("Case summary: Bike theft.\n## Police report\n…");
+    expect(plainMessages(bodies("child")[0]!.messages)[0].content).toBe(
+      "Case summary: Bike theft.\n## Police report\n…",
+    );
     expect(bodies("lead")[1]!.messages.at(-1).content[0].content).toBe(
       '{"liable":true,"reasoning":"Report is conclusive."}',
     );

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createAgent, createJsonlContextTracer, createJsonlHistoryStore, defineContextTracer, defineHistoryStore, type ModelMessage } from "agent-lattice";
 import { hang, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { captureConsole, mockProvider } from "./helpers.js";
+import { captureConsole, mockProvider, plainMessages } from "./helpers.js";
 
 let dir: string;
 let cwd: string;
@@ -120,7 +120,7 @@ describe("spec: Automatic Context Compaction (C18)", () => {
         },
       ],
     ]);
-    const sent = server.requests[5]!.body.messages as ModelMessage[];
+    const sent = plainMessages(server.requests[5]!.body.messages) as ModelMessage[];
     expect(sent).toHaveLength(7);
     expect(String(sent[0]!.content)).toContain("Summary: the user asked for four steps; all are done.");
     expect(sent.at(-1)).toEqual({ role: "user", content: "Refactor this module." });
@@ -155,7 +155,7 @@ describe("spec: Persistent History And Resume (C25)", () => {
     const transcript = await agent.getHistory();
 
     expect(result.result).toBe("Your name is Ada.");
-    expect(server.requests[1]!.body.messages.map((m: ModelMessage) => m.content)).toEqual([
+    expect(plainMessages(server.requests[1]!.body.messages).map((m: ModelMessage) => m.content)).toEqual([
       "My name is Ada.",
       [{ type: "text", text: "Nice to meet you, Ada." }],
       "What is my name?",
@@ -249,7 +249,7 @@ describe("spec: Interrupting A Query (C27)", () => {
 
     expect(result).toMatchObject({ subtype: "interrupted", is_error: false });
     expect(agent.interrupt()).toBe(false);
-    expect(server.requests[1]!.body.messages.map((m: ModelMessage) => m.content)).toEqual([
+    expect(plainMessages(server.requests[1]!.body.messages).map((m: ModelMessage) => m.content)).toEqual([
       "Draft the release notes.",
       "Actually, skip 0.15.x and cover 0.16.0 only.",
     ]);

@@ -2,7 +2,7 @@
 import { createAgent, InvalidOptionError } from "agent-lattice";
 import { textTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { mockProvider } from "./helpers.js";
+import { mockProvider, unmarked } from "./helpers.js";
 
 describe("spec: outputFormat (C5)", () => {
   it('"json" and json_schema are sent as output_config.format; the final text comes back unchanged', async () => {
@@ -156,7 +156,7 @@ describe("spec: Multimodal Input (C8)", () => {
     ]);
 
     expect(result.result).toBe("A screenshot of a login form.");
-    expect(server.requests[0]!.body.messages).toEqual([
+    expect(unmarked(server.requests[0]!.body.messages)).toEqual([
       {
         role: "user",
         content: [
@@ -184,6 +184,6 @@ describe("spec: Multimodal Input (C8)", () => {
       { type: "text" as const, text: "Summarize both." },
     ];
     await agent.prompt(content);
-    expect(server.requests[0]!.body.messages[0].content).toEqual(content);
+    expect(unmarked(server.requests[0]!.body.messages[0].content)).toEqual(content);
   });
 });

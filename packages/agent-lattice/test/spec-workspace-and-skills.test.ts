@@ -5,9 +5,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgent, createBareAgent, createBuiltinTools, defineAgent, loadSkill, skill } from "agent-lattice";
-import { textTurn, toolTurn } from "agent-lattice/testing";
+import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mockProvider } from "./helpers.js";
+import { mockProvider, unmarked } from "./helpers.js";
 
 const BUILTIN = ["Read", "Write", "Edit", "LS", "Glob", "Grep", "Bash"];
 let dir: string;
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 const toolResults = (body: { messages: Array<{ content: unknown }> }) =>
-  body.messages.at(-1)!.content as Array<{ content: string; is_error?: boolean }>;
+  unmarked(body.messages.at(-1)!.content) as Array<{ content: string; is_error?: boolean }>;
 
 describe("spec: Agent Workspace Tools (B1–B4, C1)", () => {
   it("createAgent() includes a private workspace and the seven built-in tools; Write lands in that workspace", async () => {
@@ -36,7 +36,7 @@ describe("spec: Agent Workspace Tools (B1–B4, C1)", () => {
 
     const first = server.requests[0]!.body;
     expect(first.tools.map((t: { name: string }) => t.name)).toEqual(BUILTIN);
-    const system = String(first.system);
+    const system = String(systemText(first));
     const workspaceDir = /private workspace is (\S+?)\. /.exec(system)?.[1];
     expect(workspaceDir).toBeDefined();
     expect(workspaceDir).toContain(agent.sessionId);
@@ -52,7 +52,7 @@ describe("spec: Agent Workspace Tools (B1–B4, C1)", () => {
     await one.prompt("x");
     await two.prompt("y");
     const dirOf = (i: number) =>
-      /private workspace is (\S+?)\. /.exec(String(server.requests[i]!.body.system))?.[1];
+      /private workspace is (\S+?)\. /.exec(String(systemText(server.requests[i]!.body)))?.[1];
     expect(dirOf(0)).not.toBe(dirOf(1));
   });
 
@@ -122,7 +122,7 @@ describe("spec: Agent Workspace Tools (B1–B4, C1)", () => {
 
     expect(result.result).toBe("Read only, as instructed.");
     expect(
-      String(server.requests[0]!.body.system).startsWith(
+      String(systemText(server.requests[0]!.body)).startsWith(
         "Use the configured project directory for file work.",
       ),
     ).toBe(true);
@@ -179,7 +179,7 @@ describe("spec: Skills (C21)", () => {
     await agent.prompt("Please do a code review of this change.");
     await agent.prompt("Check the PDF layout.");
 
-    const [review, layout] = server.requests.map(r => String(r.body.system));
+    const [review, layout] = server.requests.map(r => String(systemText(r.body)));
     for (const system of [review!, layout!]) {
       expect(system).toContain("- code-review: Review code changes and pull requests");
       expect(system).toContain("- pdf: Read and inspect PDF documents");

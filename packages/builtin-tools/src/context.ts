@@ -7,6 +7,12 @@ import type { ResolvedBashOptions } from "./options.js";
 export interface ToolContext {
   /** Absolute; base of relative paths and the Bash working directory. */
   readonly cwd: string;
+  /**
+   * How tool descriptions name the working directory: its path, or (for a session's private workspace, whose path
+   * the system prompt states) a phrase that is the same for every session, so tool definitions stay identical
+   * across sessions and their prompt-cache entry is shared.
+   */
+  readonly cwdLabel: string;
   /** The agent's own writable roots (absolute). */
   readonly roots: readonly string[];
   readonly bash: ResolvedBashOptions;
@@ -19,10 +25,12 @@ export function createToolContext(input: {
   roots: readonly string[];
   bash: ResolvedBashOptions;
   createCwd: boolean;
+  cwdLabel?: string;
 }): ToolContext {
   let created: Promise<void> | undefined;
   return {
     cwd: input.cwd,
+    cwdLabel: input.cwdLabel ?? input.cwd,
     roots: input.roots,
     bash: input.bash,
     ensureCwd() {

@@ -41,6 +41,18 @@ const PROVIDER_KEYS = new Set(["root", "bash", "tools"]);
 
 /** One private workspace: its directory (made on demand), its tools and its system prompt section. */
 export function createAgentWorkspace(options?: AgentWorkspaceOptions): AgentWorkspace {
+  return buildWorkspace(options, false);
+}
+
+/**
+ * `sectionInSystemPrompt`: the workspace section is certain to reach the system prompt (the provider puts it
+ * there), so tool descriptions name "your private workspace" instead of its path and stay identical across
+ * sessions (one shared prompt-cache entry for the tool definitions).
+ */
+function buildWorkspace(
+  options: AgentWorkspaceOptions | undefined,
+  sectionInSystemPrompt: boolean,
+): AgentWorkspace {
   assertKnownOptions(options, WORKSPACE_KEYS, "createAgentWorkspaceTools()");
   const root = resolveRoot(options?.root, "createAgentWorkspaceTools()");
   const dir = join(root, workspaceDirName(options?.id ?? globalThis.crypto.randomUUID()));
@@ -57,6 +69,9 @@ export function createAgentWorkspace(options?: AgentWorkspaceOptions): AgentWork
     roots: [dir],
     bash: bash || { sandbox: "none", env: process.env, maxOutputBytes: 1 },
     createCwd: true,
+    ...(sectionInSystemPrompt
+      ? { cwdLabel: "your private workspace (its path is in the system prompt)" }
+      : {}),
   });
   return {
     dir,
@@ -106,13 +121,16 @@ export function createBuiltinWorkspaceProvider(
     root,
     directoryFor: sessionId => join(root, workspaceDirName(sessionId)),
     createSession({ sessionId, agentName }): WorkspaceSession {
-      const workspace = createAgentWorkspace({
-        root,
-        id: sessionId,
-        ...(agentName !== undefined ? { agentName } : {}),
-        ...(options?.bash !== undefined ? { bash: options.bash } : {}),
-        ...(options?.tools !== undefined ? { tools: options.tools } : {}),
-      });
+      const workspace = buildWorkspace(
+        {
+          root,
+          id: sessionId,
+          ...(agentName !== undefined ? { agentName } : {}),
+          ...(options?.bash !== undefined ? { bash: options.bash } : {}),
+          ...(options?.tools !== undefined ? { tools: options.tools } : {}),
+        },
+        true,
+      );
       return { tools: workspace.tools, systemPromptSection: workspace.systemPromptSection };
     },
   };

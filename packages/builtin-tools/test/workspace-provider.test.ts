@@ -5,7 +5,7 @@ import { createAgentFactory } from "@agent-lattice/core";
 
 const { createAgent } = createAgentFactory();
 
-import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText, textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {
   createAgentWorkspace,
@@ -20,6 +20,23 @@ const byName = (tools: ReturnType<typeof createAgentWorkspaceTools>) =>
   Object.fromEntries(tools.map(definition => [definition.name, definition]));
 
 describe("createBuiltinWorkspaceProvider", () => {
+  it("sessions get identical tool definitions (the path is in the system prompt only), so they share a prompt cache entry", () => {
+    const provider = createBuiltinWorkspaceProvider({ root: tempDir("provider-") });
+    const [one, two] = ["s-1", "s-2"].map(sessionId => provider.createSession({ sessionId }));
+    const specs = (tools: ReturnType<typeof createAgentWorkspaceTools>) =>
+      JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })));
+    expect(specs(one!.tools)).toBe(specs(two!.tools));
+    expect(byName(one!.tools).Bash!.description).toContain(
+      "your private workspace (its path is in the system prompt)",
+    );
+    expect(one!.systemPromptSection).toContain(provider.directoryFor("s-1"));
+    // Tools made without the provider (no system prompt section is guaranteed) still name the directory.
+    const dir = join(tempDir("tools-"), "w");
+    expect(byName(createAgentWorkspaceTools({ root: dir, id: "x" })).Bash!.description).toContain(
+      join(dir, "x"),
+    );
+  });
+
   it("gives each session its own directory under root, known up front and created on the first tool call", async () => {
     const root = tempDir("provider-");
     const provider = createBuiltinWorkspaceProvider({ root });
@@ -106,10 +123,10 @@ describe("createBuiltinWorkspaceProvider", () => {
     });
     const result = await agent.prompt("write the report");
     expect(result.result).toBe("written");
-    const system = client.requests[0]!.system;
-    const systemText = typeof system === "string" ? system : (system ?? []).map(block => block.text).join("");
-    expect(systemText.startsWith("Be brief.\n\n# Workspace")).toBe(true);
-    const dir = /private workspace is (\S+)\./.exec(systemText)![1]!;
+    // With prompt caching the system prompt is sent as blocks (the host's prompt, then the workspace section).
+    const system = systemText(client.requests[0]) ?? "";
+    expect(system.startsWith("Be brief.\n\n# Workspace")).toBe(true);
+    const dir = /private workspace is (\S+)\./.exec(system)![1]!;
     expect(dir.startsWith(`${root}/`)).toBe(true);
     expect(readFileSync(join(dir, "report.md"), "utf8")).toBe("# Report");
   });

@@ -1,28 +1,15 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { type BatchStepContext, runBatchStep } from "./batch-step.js";
+import { traceCacheControlFallback } from "./cache-control-fallback.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
-import {
-  AbortError,
-  AgentLatticeError,
-  APIError,
-  InvalidOptionError,
-  MaxTurnsError,
-  MissingOutputError,
-} from "./errors.js";
-import { EventChannel } from "./event-channel.js";
-import {
-  type AssistantModelMessage,
-  type PromptInput,
-  type ToolResultBlock,
-  type ToolUseBlock,
-  textOf,
-  toolUsesOf,
-  type UserContentBlock,
-} from "./messages.js";
+import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
+import { type AssistantModelMessage, type PromptInput, textOf, toolUsesOf } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
-import type { QueryRuntime } from "./query-runtime.js";
+import { admitPendingInput } from "./pending-input.js";
+import { QueryGuard } from "./query-guard.js";
 import { buildModelRequest } from "./request-builder.js";
 import { type QueryControl, RequestScope } from "./request-deadline.js";
 import { errorData, RunTrace, redactingTracer, type TraceEventHook } from "./run-trace.js";
@@ -30,9 +17,9 @@ import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
-import { type CallTiming, runToolBatch } from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
-import type { ModelRequestData, ResultData, ToolResultData } from "./trace-events.js";
+import { rejectOversizedToolInputs } from "./tool-input-limits.js";
+import type { ModelRequestData, ResultData } from "./trace-events.js";
 import type { ContextTracer } from "./tracer.js";
 import { addUsage, emptyUsage, normalizeUsage, type Usage } from "./usage.js";
 
@@ -51,6 +38,8 @@ export interface QueryState {
 /**
  * The agent loop: request → stream → assemble → tool batch → results → next, as one async generator, so
  * each message is produced only when the consumer asks for the next one (back-pressure, nothing dropped).
+ * Whatever way the query ends — result, error, abort, interrupt, or the consumer leaving early — the guard leaves
+ * the history well-formed and the agent ready for its next query.
  */
 export async function* runQuery(
   runtime: AgentRuntime,
@@ -69,21 +58,28 @@ export async function* runQuery(
     parentToolUseId: options.parentToolUseId,
     hook: redact,
   });
+  const guard = new QueryGuard(options.signal);
+  let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
+    await runtime.tools.refresh(); // tool sources (MCP servers) whose list changed, so init names the real tools
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
     await runtime.conversation.append({ role: "user", content: prompt });
     if (trace.enabled) await trace.emit("user_message", { content: prompt, origin: "prompt" });
     const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
-    const result = yield* runTurns(runtime, options, control, trace, skills, redact);
+    const result = yield* runTurns({ runtime, options, control, trace, guard, redact, skills });
+    completed = true;
     if (trace.enabled) await trace.emit("result", resultData(result));
     yield result;
   } catch (error) {
+    completed = true; // the loop recorded what it ran before throwing; the guard still answers open calls
     // A hook, store or tracer failure the host asked to see: record it where possible, then propagate.
     if (trace.enabled) await trace.emit("error", { error: errorData(error), fatal: true }).catch(() => {});
     throw error;
+  } finally {
+    await guard.settle(runtime.conversation, completed);
   }
 }
 
@@ -94,15 +90,20 @@ function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTr
   return tracers;
 }
 
+interface TurnsContext {
+  runtime: AgentRuntime;
+  options: QueryOptions<any>;
+  control: QueryControl;
+  trace: RunTrace;
+  guard: QueryGuard;
+  redact: TraceEventHook | undefined;
+  /** Per-query system-prompt additions (the skills section). */
+  skills: string | undefined;
+}
+
 /** The turn loop; yields the messages of each turn and returns the result message. */
-async function* runTurns(
-  runtime: AgentRuntime,
-  options: QueryOptions<any>,
-  control: QueryControl,
-  trace: RunTrace,
-  skills: string | undefined,
-  redact: TraceEventHook | undefined,
-): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+  const { runtime, options, control, trace, guard, skills } = context;
   const state: QueryState = {
     startedAt: Date.now(),
     usage: emptyUsage(),
@@ -121,8 +122,16 @@ async function* runTurns(
     }
     return resultMessage(runtime, state, subtype, extra);
   };
-  // Delegated agents receive the query's tracer behind this agent's redaction, so it covers their events too.
-  const childTracer = options.tracer && redact ? redactingTracer(options.tracer, redact) : options.tracer;
+  const step: BatchStepContext = {
+    runtime,
+    options,
+    control,
+    trace,
+    guard,
+    // Delegated agents receive the query's tracer behind this agent's redaction, so it covers their events too.
+    childTracer:
+      options.tracer && context.redact ? redactingTracer(options.tracer, context.redact) : options.tracer,
+  };
   const compact = (trigger: "threshold" | "recovery") =>
     compactHistory(runtime, trigger, state, newScope, trace);
 
@@ -143,14 +152,14 @@ async function* runTurns(
     let requestedAt = Date.now();
     try {
       // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
-      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills);
+      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills, timeoutMs);
       requestedAt = Date.now();
-      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns));
+      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns), requestedAt);
       try {
         response = streaming
           ? yield* streamTurn(runtime.client, request, scope.controller, runtime.sessionId, state.turns)
           : await raceAbort(runtime.client.create(request), scope.signal);
-        message = normalizeAssistant(response.message);
+        message = rejectOversizedToolInputs(normalizeAssistant(response.message));
       } catch (error) {
         // The partial assistant message is dropped: history holds only completed turns.
         if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
@@ -167,6 +176,7 @@ async function* runTurns(
       scope.dispose();
     }
 
+    await traceCacheControlFallback(runtime.promptCache, trace);
     addUsage(state.usage, response.usage);
     state.stopReason = response.stopReason;
     if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {
@@ -194,62 +204,16 @@ async function* runTurns(
       if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
       return finish("success", { result: textOf(message.content) });
     }
-    if (trace.enabled)
-      for (const call of calls)
-        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input, turn: state.turns });
-
-    const nested = new EventChannel<SDKMessage>();
     const turn = state.turns;
-    const batch = runToolBatch(calls, {
-      tools: runtime.tools.byName,
-      permission: runtime.permission,
-      context: options.context,
-      signal: querySignal,
-      sessionId: runtime.sessionId,
-      permissions: options.permissions ?? {},
-      concurrency: runtime.concurrency,
-      policy: runtime.toolBatchPolicy,
-      hooks: runtime.hooks,
-      structuredOutput: runtime.outputSchema !== undefined,
-      truncated: response.stopReason === "max_tokens",
-      emit: message => nested.push(message),
-      run: {
-        runId: trace.runId,
-        tracer: childTracer,
-        requestTimeoutMs: options.requestTimeoutMs,
-        interrupted: control.interruptController.signal,
-        runtime: options.runtime,
-      },
-      onResult: trace.enabled
-        ? (call, outcome, timing) =>
-            trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
-        : undefined,
-    });
-    // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
-    const { outcomes, failure } = yield* nested.drainUntil(batch);
-    if (failure?.kind === "hook") {
-      // An onToolResult hook threw. Keep the history well-formed without storing what the hook was meant to
-      // transform: every tool_use is answered by a placeholder, then the error propagates out of query().
-      await runtime.conversation.append({ role: "user", content: calls.map(withheldResult) });
-      throw failure.error;
-    }
+    const outcomes = yield* runBatchStep(step, calls, turn, response.stopReason === "max_tokens");
     for (const outcome of outcomes) addUsage(state.usage, outcome.usage);
-    const results: ToolResultBlock[] = outcomes.map(outcome => outcome.block);
-    await runtime.conversation.append({ role: "user", content: results });
-    if (failure) throw failure.error; // a tracer created with failOnError: the history is already complete
-    yield {
-      type: "user",
-      message: { role: "user", content: results },
-      session_id: runtime.sessionId,
-      turn: state.turns,
-    };
 
     const ending = outcomes.find(outcome => outcome.endTurn);
     if (ending) return finish(...(await endTurnResult(runtime, ending)));
 
     // The runtime seam: a runtime (a team) may hold the next request until input it awaits has arrived.
     if (options.runtime?.pendingInput) {
-      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, querySignal, turn);
+      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, guard, turn);
       if (admitted === "stopped") continue; // the loop's top reports the abort or interrupt
       if (admitted.length) {
         await runtime.conversation.append({ role: "user", content: admitted });
@@ -257,64 +221,6 @@ async function* runTurns(
       }
     }
   }
-}
-
-/**
- * Asks the query's runtime for input to admit before the next request, streaming what it emits while it waits.
- * Returns "stopped" when the query was aborted or interrupted meanwhile (the runtime's signal fired).
- */
-async function* admitPendingInput(
-  queryRuntime: QueryRuntime,
-  runtime: AgentRuntime,
-  trace: RunTrace,
-  control: QueryControl,
-  querySignal: AbortSignal,
-  turn: number,
-): AsyncGenerator<SDKMessage, UserContentBlock[] | "stopped", undefined> {
-  const stop = AbortSignal.any([querySignal, control.interruptController.signal]);
-  const channel = new EventChannel<SDKMessage>();
-  const pending = Promise.resolve(
-    queryRuntime.pendingInput!({
-      turn,
-      sessionId: runtime.sessionId,
-      runId: trace.runId,
-      signal: stop,
-      emit: message => channel.push(message),
-    }),
-  );
-  const input = yield* channel.drainUntil(
-    raceAbort(pending, stop).catch(error => {
-      if (stop.aborted) return "stopped" as const;
-      throw error;
-    }),
-  );
-  if (input === "stopped" || stop.aborted) return "stopped";
-  if (input !== undefined && !Array.isArray(input)) {
-    throw new InvalidOptionError(
-      "QueryRuntime.pendingInput() must return an array of content blocks (or undefined for nothing to admit).",
-    );
-  }
-  return input ?? [];
-}
-
-function toolResultData(
-  runtime: AgentRuntime,
-  call: ToolUseBlock,
-  outcome: ToolCallOutcome,
-  timing: CallTiming,
-  turn: number,
-): ToolResultData {
-  return {
-    tool_use_id: call.id,
-    name: call.name,
-    kind: runtime.tools.byName.get(call.name)?.kind ?? "tool",
-    content: outcome.block.content,
-    is_error: outcome.block.is_error === true,
-    turn,
-    started_at: new Date(timing.startedAt).toISOString(),
-    ended_at: new Date(timing.endedAt).toISOString(),
-    duration_ms: timing.endedAt - timing.startedAt,
-  };
 }
 
 function canRecover(runtime: AgentRuntime, state: QueryState): boolean {
@@ -384,15 +290,10 @@ async function endTurnResult(
   return ["success", { result: JSON.stringify(checked.value), structuredResult: checked.value }];
 }
 
-function withheldResult(call: { id: string }): ToolResultBlock {
-  return {
-    type: "tool_result",
-    tool_use_id: call.id,
-    content: "The tool result was withheld because an onToolResult hook failed.",
-    is_error: true,
-  };
-}
-
+/**
+ * The result message. A failed run without text of its own carries the error's message as its `result`, so the
+ * obvious `console.log(result.result)` says why; the typed error is on `error`.
+ */
 function resultMessage(
   runtime: AgentRuntime,
   state: QueryState,
@@ -403,7 +304,7 @@ function resultMessage(
     type: "result",
     subtype,
     is_error: subtype.startsWith("error_"),
-    result: "",
+    result: extra.error ? extra.error.message : "",
     usage: state.usage,
     stop_reason: state.stopReason,
     num_turns: state.turns,

@@ -5,6 +5,7 @@ import { type AgentHooks, validateHooks } from "./hooks.js";
 import type { ModelClient, ReasoningEffort } from "./model-client.js";
 import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
+import { type PromptCaching, validatePromptCaching } from "./prompt-caching.js";
 import {
   type OutputFormat,
   type ProviderParams,
@@ -25,7 +26,7 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 100;
 
 /** Options of createAgent() / createBareAgent(). Unknown keys throw. */
-export interface AgentOptions<TContext = unknown> {
+export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Model name, passed to the provider unchanged. */
   model: string;
   /** Provider API key. Defaults to the ANTHROPIC_API_KEY environment variable. */
@@ -46,6 +47,11 @@ export interface AgentOptions<TContext = unknown> {
   modelClient?: ModelClient;
   /** Retries of the built-in client on 408/409/429/5xx and connection errors (default 2, as @anthropic-ai/sdk). */
   maxRetries?: number;
+  /**
+   * The longest provider-requested wait (`retry-after`) the built-in client honours, in ms (default 60000). A
+   * longer one surfaces the provider's 429/529 at once. Retry waits end with the query.
+   */
+  maxRetryDelayMs?: number;
   /** Extra HTTP headers for the built-in client. */
   defaultHeaders?: Record<string, string>;
   /** createAgent() only: the workspace provider, or false for a bare agent. */
@@ -57,7 +63,7 @@ export interface AgentOptions<TContext = unknown> {
   /** Ask the provider for JSON final text ("json") or JSON matching a schema; the text is returned unchanged. */
   outputFormat?: OutputFormat;
   /** The run must deliver a typed result through the injected submit_output tool. */
-  outputSchema?: OutputSchema;
+  outputSchema?: OutputSchema<TOutput>;
   /** Which calls of one model response may run at the same time. */
   toolConcurrency?: ToolConcurrency;
   /** Sees each whole tool batch before any tool runs and may reject it. */
@@ -70,10 +76,20 @@ export interface AgentOptions<TContext = unknown> {
   autoCompact?: boolean | AutoCompactOptions;
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
+  /**
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
+   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   */
+  toolAbortGraceMs?: number;
   /** Observes every run of this agent. */
   tracer?: ContextTracer;
   /** Instruction bundles: listed to the model, injected in full when a prompt selects them. */
   skills?: Skill[];
+  /**
+   * Prompt caching (default true): core marks cache breakpoints so each request reads the previous one's prefix
+   * from the provider's cache. `{ ttl: "1h" }` for the one-hour lifetime; false sends no breakpoints.
+   */
+  promptCaching?: PromptCaching;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -88,6 +104,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "permission",
   "modelClient",
   "maxRetries",
+  "maxRetryDelayMs",
   "defaultHeaders",
   "workspace",
   "thinkingConfig",
@@ -100,8 +117,10 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "historyStore",
   "autoCompact",
   "requestTimeoutMs",
+  "toolAbortGraceMs",
   "tracer",
   "skills",
+  "promptCaching",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -122,6 +141,8 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   tracer?: ContextTracer;
   /** Links this run's trace events to the run that started it (set by delegation and teams). */
   parentRunId?: string;
+  /** Overrides the agent's promptCaching for this query. */
+  promptCaching?: PromptCaching;
   /** The parent's tool call that started this run (set by delegation and teams), recorded on its trace events. */
   parentToolUseId?: string;
   /** The runtime hosting this query (set by a team runtime); see QueryRuntime. */
@@ -140,20 +161,28 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "requestTimeoutMs",
   "tracer",
   "parentRunId",
+  "promptCaching",
   "parentToolUseId",
   "runtime",
 ]);
 
-export function validateAgentOptions(options: AgentOptions<any>): void {
+export function validateAgentOptions(options: AgentOptions<any, any>): void {
   if (options === null || typeof options !== "object") {
     throw new InvalidOptionError(
       'AgentOptions: expected an options object such as { model: "claude-sonnet-4-6" }.',
     );
   }
   assertKnownOptions(options, AGENT_OPTION_KEYS, "AgentOptions");
-  if (typeof options.model !== "string" || options.model.trim() === "") {
+  if (options.model === undefined) {
     throw new InvalidOptionError(
       'AgentOptions: "model" is required, e.g. model: "claude-sonnet-4-6" or "deepseek-v4-flash".',
+    );
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidOptionError(
+      `AgentOptions.model must be a non-empty model name string such as "claude-sonnet-4-6" or "deepseek-v4-flash", got ${
+        typeof options.model === "string" ? "an empty string" : typeof options.model
+      }.`,
     );
   }
   assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
@@ -182,8 +211,11 @@ export function validateAgentOptions(options: AgentOptions<any>): void {
   assertHistoryStore(options.historyStore);
   resolveAutoCompact(options.autoCompact);
   assertPositiveInteger(options.requestTimeoutMs, "AgentOptions.requestTimeoutMs");
+  assertPositiveInteger(options.maxRetryDelayMs, "AgentOptions.maxRetryDelayMs");
+  assertPositiveInteger(options.toolAbortGraceMs, "AgentOptions.toolAbortGraceMs");
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
+  validatePromptCaching(options.promptCaching, "AgentOptions");
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
@@ -199,6 +231,7 @@ export function validateQueryOptions(options: QueryOptions<any> | undefined): vo
   if (options) validateProviderParams(options, "QueryOptions");
   assertPositiveInteger(options?.requestTimeoutMs, "QueryOptions.requestTimeoutMs");
   assertContextTracer(options?.tracer, "QueryOptions.tracer");
+  validatePromptCaching(options?.promptCaching, "QueryOptions");
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("QueryOptions.signal must be an AbortSignal.");
   }
@@ -225,15 +258,15 @@ function validateQueryRuntime(runtime: QueryRuntime | undefined): void {
 }
 
 /** Tools must have unique names: the model addresses them by name. */
-export function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+export function assertUniqueToolNames(tools: readonly ToolDefinition[], where = "AgentOptions.tools"): void {
   const seen = new Set<string>();
   for (const candidate of tools) {
     if (!candidate || typeof candidate.name !== "string" || typeof candidate.handler !== "function") {
-      throw new InvalidOptionError("AgentOptions.tools: every entry must be a tool created with tool().");
+      throw new InvalidOptionError(`${where}: every entry must be a tool created with tool().`);
     }
     if (seen.has(candidate.name)) {
       throw new InvalidOptionError(
-        `AgentOptions.tools: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
+        `${where}: two tools are named "${candidate.name}". Tool names must be unique within an agent.`,
       );
     }
     seen.add(candidate.name);

@@ -3,6 +3,7 @@ import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "./hooks.js";
 import type { ModelClient } from "./model-client.js";
 import type { PermissionCallback } from "./permission.js";
+import type { PromptCacheState, PromptCaching } from "./prompt-caching.js";
 import type { ProviderParams } from "./provider-params.js";
 import type { Skill } from "./skills.js";
 import type { OutputSchema } from "./structured-output.js";
@@ -27,12 +28,18 @@ export interface AgentRuntime {
   readonly outputSchema: OutputSchema | undefined;
   /** Agent-level defaults; a query's own values win. */
   readonly providerDefaults: ProviderParams;
+  /** The agent's promptCaching (a query's own value wins). */
+  readonly promptCaching: PromptCaching;
+  /** Whether the provider refused cache_control (then no breakpoints are sent). */
+  readonly promptCache: PromptCacheState;
   /** The conversation (mirrored to the history store, when one is set). */
   readonly conversation: Conversation;
   readonly compaction: ResolvedCompaction | undefined;
   /** Input tokens the latest response reported: compaction runs before the next request when it is too high. */
   lastInputTokens: number;
   readonly requestTimeoutMs: number | undefined;
+  /** How long a tool told to stop may take to settle before it is abandoned. */
+  readonly toolAbortGraceMs: number;
   readonly tracer: ContextTracer | undefined;
   readonly skills: readonly Skill[];
   /** Shown as the `source` of trace events. */

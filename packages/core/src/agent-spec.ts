@@ -7,11 +7,11 @@ import type { OutputSchema } from "./structured-output.js";
  * A template for agent sessions: the options of createAgent() and no state. Every spawn() is an independent
  * session (own history, own workspace). Passing a spec to agentTool()/delegateTool() spawns one per call.
  */
-export interface AgentSpec<TContext = unknown> {
+export interface AgentSpec<TContext = unknown, TOutput = unknown> {
   readonly kind: "agent_spec";
   readonly name: string | undefined;
-  readonly options: Readonly<AgentOptions<TContext>>;
-  spawn(): Agent<TContext>;
+  readonly options: Readonly<AgentOptions<TContext, TOutput>>;
+  spawn(): Agent<TContext, TOutput>;
 }
 
 /** What a delegation tool can target: a template (fresh session per call) or a live session (keeps memory). */

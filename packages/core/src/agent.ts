@@ -1,8 +1,10 @@
 import { type QueryControl, runQuery } from "./agent-loop.js";
 import { type QueryOptions, validateQueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { AgentClosedError, ConcurrentQueryError } from "./errors.js";
+import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./errors.js";
+import { findHistoryProblem } from "./history-invariant.js";
 import type { ModelMessage, PromptInput } from "./messages.js";
+import { validatePrompt } from "./prompt-validation.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import type { ToolDefinition } from "./tool.js";
 import { releaseTracer } from "./tracer.js";
@@ -10,9 +12,9 @@ import { releaseTracer } from "./tracer.js";
 /**
  * The shape that agents, teams and runners share: anything that accepts an agent accepts an AgentLike.
  */
-export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
+export interface AgentLike<TContext = unknown, TMessage = SDKMessage, TOutput = unknown> {
   query(prompt: PromptInput, options?: QueryOptions<TContext>): AsyncGenerator<TMessage, void, undefined>;
-  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage>;
+  prompt(prompt: PromptInput, options?: QueryOptions<TContext>): Promise<SDKResultMessage<TOutput>>;
   /** Ends the in-flight query with subtype "interrupted"; false when idle. */
   interrupt(): boolean;
 }
@@ -21,7 +23,9 @@ export interface AgentLike<TContext = unknown, TMessage = SDKMessage> {
  * A live agent session: one conversation, one history. Create it with createAgent()/createBareAgent();
  * the class itself is not exported as a value because the factories also make the session id and workspace.
  */
-export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisposable {
+export class Agent<TContext = unknown, TOutput = unknown>
+  implements AgentLike<TContext, SDKMessage, TOutput>, AsyncDisposable
+{
   readonly sessionId: string;
   readonly #runtime: AgentRuntime;
   #control: QueryControl | undefined;
@@ -49,6 +53,8 @@ export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisp
     options: QueryOptions<TContext> = {},
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#closing) throw new AgentClosedError();
+    // Checked before the query starts: a bad prompt or option changes nothing (no history, no store write).
+    validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
     started.generator = this.#run(prompt, options, started);
@@ -56,10 +62,13 @@ export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisp
   }
 
   /** Runs one query to the end and returns its result message. */
-  async prompt(prompt: PromptInput, options: QueryOptions<TContext> = {}): Promise<SDKResultMessage> {
-    let result: SDKResultMessage | undefined;
+  async prompt(
+    prompt: PromptInput,
+    options: QueryOptions<TContext> = {},
+  ): Promise<SDKResultMessage<TOutput>> {
+    let result: SDKResultMessage<TOutput> | undefined;
     for await (const message of this.query(prompt, options)) {
-      if (message.type === "result") result = message;
+      if (message.type === "result") result = message as SDKResultMessage<TOutput>;
     }
     return result!;
   }
@@ -100,7 +109,13 @@ export class Agent<TContext = unknown> implements AgentLike<TContext>, AsyncDisp
       throw new ConcurrentQueryError(
         "replaceHistory() was called while a query is running. Wait for it to finish (or interrupt() it) first.",
       );
-    if (!Array.isArray(messages)) throw new TypeError("replaceHistory() expects an array of messages.");
+    const problem = findHistoryProblem(messages);
+    if (problem) {
+      throw new InvalidHistoryError(
+        `replaceHistory(): ${problem}. Pass a well-formed conversation: { role: "user" | "assistant", content } ` +
+          "messages, each assistant tool_use answered by one tool_result in the next user message. Nothing was changed.",
+      );
+    }
     await this.#runtime.conversation.replace(structuredClone(messages));
   }
 

@@ -1,6 +1,16 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { AbortError, AgentLatticeError, APIError } from "./errors.js";
 import type { ModelClient, ModelRequest, ModelResponse, RawStreamEvent } from "./model-client.js";
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  isRetryableStatus,
+  type RetryDecision,
+  RetryDelayTooLongError,
+  type RetryPolicy,
+  requestedDelayOf,
+  withRetries,
+} from "./model-retry.js";
 
 export interface AnthropicModelClientOptions {
   /** Defaults to ANTHROPIC_API_KEY, as in @anthropic-ai/sdk. */
@@ -9,6 +19,11 @@ export interface AnthropicModelClientOptions {
   baseURL?: string;
   /** Retries on 408/409/429/5xx and connection errors, honouring retry-after (default 2). */
   maxRetries?: number;
+  /**
+   * The longest `retry-after` honoured, in ms (default 60000). A provider asking for a longer wait gets its error
+   * (429/529) surfaced at once, so the host decides. Retry waits are cancelled with the query.
+   */
+  maxRetryDelayMs?: number;
   defaultHeaders?: Record<string, string>;
   /** Custom fetch, e.g. for a proxy. */
   fetch?: typeof fetch;
@@ -32,6 +47,11 @@ const SDK_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /** The built-in ModelClient: real HTTP and SSE to the Anthropic Messages API or a compatible provider. */
 export function createAnthropicModelClient(options: AnthropicModelClientOptions = {}): ModelClient {
   let client: Promise<Anthropic> | undefined;
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+  };
+  const endpoint = options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
   const getClient = () => {
     client ??= loadSdk().then(
       ({ default: AnthropicClient }) =>
@@ -39,7 +59,8 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
           // Left undefined when not given, so the SDK's own ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL defaults apply.
           ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
           ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-          maxRetries: options.maxRetries ?? 2,
+          // Retries are ours (model-retry.ts): cancellable with the query, with a cap on retry-after.
+          maxRetries: 0,
           timeout: SDK_DEFAULT_TIMEOUT_MS,
           ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
           ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -51,10 +72,17 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
   return {
     async create(request: ModelRequest): Promise<ModelResponse> {
       const anthropic = await getClient();
+      const classify = await retryClassifier();
       try {
-        const response = await anthropic.messages.create(
-          toBody(request, false) as unknown as Anthropic.MessageCreateParamsNonStreaming,
-          requestOptions(request),
+        const response = await withRetries(
+          () =>
+            anthropic.messages.create(
+              toBody(request, false) as unknown as Anthropic.MessageCreateParamsNonStreaming,
+              requestOptions(request),
+            ),
+          classify,
+          policy,
+          request.signal,
         );
         return {
           message: {
@@ -67,20 +95,28 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
           usage: response.usage,
         };
       } catch (error) {
-        throw await toAgentLatticeError(error, request.signal);
+        throw await toAgentLatticeError(error, request.signal, endpoint);
       }
     },
 
     async *stream(request: ModelRequest): AsyncIterable<RawStreamEvent> {
       const anthropic = await getClient();
+      const classify = await retryClassifier();
       try {
-        const stream = await anthropic.messages.create(
-          toBody(request, true) as unknown as Anthropic.MessageCreateParamsStreaming,
-          requestOptions(request),
+        // Only opening the stream is retried: once events flowed, a retry would repeat them.
+        const stream = await withRetries(
+          () =>
+            anthropic.messages.create(
+              toBody(request, true) as unknown as Anthropic.MessageCreateParamsStreaming,
+              requestOptions(request),
+            ),
+          classify,
+          policy,
+          request.signal,
         );
         yield* stream as AsyncIterable<RawStreamEvent>;
       } catch (error) {
-        throw await toAgentLatticeError(error, request.signal);
+        throw await toAgentLatticeError(error, request.signal, endpoint);
       }
     },
   };
@@ -94,7 +130,10 @@ function requestOptions(request: ModelRequest) {
   return { signal: request.signal };
 }
 
-/** The Messages API request body. Only fields the host set are sent. */
+/**
+ * The Messages API request body. Only fields the host set are sent. System, tools and messages go out as they are:
+ * the prompt-cache breakpoints core placed (`cache_control` on blocks) are already in the API's wire format.
+ */
 export function toBody(request: ModelRequest, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
@@ -111,12 +150,42 @@ export function toBody(request: ModelRequest, stream: boolean): Record<string, u
   return body;
 }
 
+/** Which SDK errors are retried, and after how long the provider asked to wait. */
+async function retryClassifier(): Promise<(error: unknown) => RetryDecision> {
+  const { APIError: SdkAPIError, APIUserAbortError, APIConnectionError } = await loadSdk();
+  return error => {
+    if (error instanceof APIUserAbortError) return { retry: false };
+    if (error instanceof APIConnectionError) return { retry: true };
+    if (!(error instanceof SdkAPIError) || typeof error.status !== "number") return { retry: false };
+    const headers = error.headers as { get(name: string): string | null } | undefined;
+    const verdict = headers?.get("x-should-retry");
+    const retry = verdict === "true" ? true : verdict === "false" ? false : isRetryableStatus(error.status);
+    return { retry, requestedDelayMs: retry ? requestedDelayOf(headers) : undefined };
+  };
+}
+
 /** Maps @anthropic-ai/sdk errors onto the SDK's typed errors, keeping status, provider error type and request id. */
-async function toAgentLatticeError(error: unknown, signal: AbortSignal): Promise<unknown> {
+async function toAgentLatticeError(error: unknown, signal: AbortSignal, endpoint: string): Promise<unknown> {
   if (error instanceof AgentLatticeError) return error;
   const { APIError: SdkAPIError, APIUserAbortError, APIConnectionError } = await loadSdk();
   if (error instanceof APIUserAbortError || signal.aborted) {
     return new AbortError("The model request was cancelled.", { cause: error });
+  }
+  if (error instanceof RetryDelayTooLongError) {
+    const inner = (await toAgentLatticeError(error.original, signal, endpoint)) as APIError;
+    return new APIError(`${inner.message} — ${error.message}. Retry later, or raise maxRetryDelayMs.`, {
+      ...(inner.status !== undefined ? { status: inner.status } : {}),
+      type: inner.type,
+      ...(inner.requestId ? { requestId: inner.requestId } : {}),
+      cause: error.original,
+    });
+  }
+  if (error instanceof APIConnectionError) {
+    return new APIError(
+      `Could not reach the model provider at ${endpoint} (${connectionDetail(error)}). Check baseURL, the network ` +
+        "and any proxy; the request was retried before giving up.",
+      { type: "connection_error", cause: error },
+    );
   }
   if (error instanceof SdkAPIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
@@ -135,8 +204,19 @@ async function toAgentLatticeError(error: unknown, signal: AbortSignal): Promise
   }
   // A socket torn down mid-stream surfaces from fetch's body reader as a plain TypeError/Error.
   const message = error instanceof Error ? error.message : String(error);
-  return new APIError(`The connection to the model provider failed mid-request: ${message}`, {
+  return new APIError(`The connection to the model provider at ${endpoint} failed mid-request: ${message}`, {
     type: "connection_error",
     cause: error,
   });
+}
+
+/** The most specific reason a connection failed: a system error code (ECONNREFUSED, ENOTFOUND…) when there is one. */
+function connectionDetail(error: Error): string {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error.message;
 }

@@ -1,11 +1,12 @@
-import { repairDanglingToolUses } from "./history-repair.js";
+import { repairHistory } from "./history-invariant.js";
 import { type HistoryStore, persist } from "./history-store.js";
 import type { ModelMessage } from "./messages.js";
 
 /**
  * An agent's history and, when configured, its mirror in a HistoryStore: loaded lazily once per Agent
  * lifetime, appended to as each message lands, replaced on every rewrite. A swallowed store failure leaves the
- * conversation running in memory; with failOnError it propagates.
+ * conversation running in memory; with failOnError it propagates. A store that missed a write is never left
+ * half-applied: the next write replaces its whole copy instead of appending after the gap.
  */
 export class Conversation {
   readonly messages: ModelMessage[] = [];
@@ -13,6 +14,8 @@ export class Conversation {
   #loading: Promise<void> | undefined;
   /** Set by replace(): whatever a pending load returns must not overwrite what the host installed. */
   #superseded = false;
+  /** The store missed a write (a swallowed failure): its copy has a gap until a full replace succeeds. */
+  #storeBehind = false;
 
   constructor(private readonly store: HistoryStore | undefined) {
     if (!store) this.#loading = Promise.resolve();
@@ -31,14 +34,32 @@ export class Conversation {
       loaded = await current.load();
     });
     if (this.#superseded) return;
-    this.messages.push(...loaded);
-    // A process can die between a model turn and its tool results: answer what it left open.
-    for (const repair of repairDanglingToolUses(this.messages)) await this.append(repair);
+    // A process can die between a model turn and its tool results, and a file can be torn or edited: restore
+    // the invariant wherever it broke, and write the repair back.
+    const { messages, changed } = repairHistory(loaded);
+    this.messages.push(...messages);
+    if (!changed) return;
+    const appendedOnly = loaded.every((message, index) => messages[index] === message);
+    if (appendedOnly) {
+      for (const repair of messages.slice(loaded.length)) await this.#write(store => store.append(repair));
+    } else {
+      await this.#write(store => store.replace([...this.messages]));
+    }
   }
 
   async append(message: ModelMessage): Promise<void> {
     this.messages.push(message);
-    if (this.store) await persist(this.store, store => store.append(message));
+    await this.#write(store => store.append(message));
+  }
+
+  /** One store write under its failure policy; after a missed write, the next one replaces the whole copy. */
+  async #write(operation: (store: HistoryStore) => Promise<void>): Promise<void> {
+    if (!this.store) return;
+    const resync = this.#storeBehind;
+    const ok = await persist(this.store, store =>
+      resync ? store.replace([...this.messages]) : operation(store),
+    );
+    this.#storeBehind = !ok;
   }
 
   /** Releases the store's handles (Agent.close()); the store reopens on its next use. */
@@ -51,6 +72,7 @@ export class Conversation {
     this.#superseded = true;
     this.#loading ??= Promise.resolve();
     this.messages.splice(0, this.messages.length, ...messages);
-    if (this.store) await persist(this.store, store => store.replace([...messages]));
+    this.#storeBehind = false;
+    await this.#write(store => store.replace([...messages]));
   }
 }

@@ -144,3 +144,19 @@ export class AgentClosedError extends AgentLatticeError {
     );
   }
 }
+
+/** A prompt that cannot be sent: not text or content blocks, empty, or holding blocks a prompt may not carry. */
+export class InvalidPromptError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_prompt";
+  constructor(message: string) {
+    super("invalid_prompt", message);
+  }
+}
+
+/** A history passed to replaceHistory() (or loaded) that is not a well-formed conversation. */
+export class InvalidHistoryError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_history";
+  constructor(message: string) {
+    super("invalid_history", message);
+  }
+}

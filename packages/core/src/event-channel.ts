@@ -1,17 +1,28 @@
 /**
  * Carries messages from tool handlers (e.g. a delegated agent's progress) to the query's consumer while a
  * tool batch runs. push() resolves once the consumer has taken the message, so a slow consumer slows the
- * producer down instead of letting messages pile up: back-pressure reaches into nested agents.
+ * producer down instead of letting messages pile up: back-pressure reaches into nested agents. When the consumer
+ * is gone (the query ended early), close() releases every waiting producer and later pushes are dropped, so a
+ * nested agent never waits forever for a reader that left.
  */
 export class EventChannel<T> {
   readonly #queue: Array<{ item: T; taken: () => void }> = [];
   #wake: (() => void) | undefined;
+  #closed = false;
 
   push(item: T): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     return new Promise(taken => {
       this.#queue.push({ item, taken });
       this.#wake?.();
     });
+  }
+
+  /** Drops what is queued (releasing its producers) and every later push. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#queue.splice(0)) entry.taken();
+    this.#wake?.();
   }
 
   /** Yields pushed items until `work` settles (and everything pushed before that), then returns its outcome. */
@@ -28,8 +39,11 @@ export class EventChannel<T> {
     while (true) {
       const next = this.#queue.shift();
       if (next) {
-        yield next.item;
-        next.taken();
+        try {
+          yield next.item;
+        } finally {
+          next.taken(); // also when the consumer stops here: the producer must not wait for it
+        }
         continue;
       }
       if (settled) return await work;

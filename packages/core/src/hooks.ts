@@ -16,7 +16,11 @@ export interface ToolResultHookInput<TContext = unknown> {
   context: TContext | undefined;
 }
 
-/** What onModelRequest sees: one request about to be sent. Returning a change affects this request only. */
+/**
+ * What onModelRequest sees: one request about to be sent. Returning a change affects this request only. With
+ * prompt caching on, `system` is a list of text blocks and some blocks carry `cache_control` breakpoints (on
+ * copies: the stored history has none); a hook may move, change or drop them (`withoutCacheControl()`).
+ */
 export interface ModelRequestHookInput<TContext = unknown> {
   messages: readonly ModelMessage[];
   system: string | TextBlock[] | undefined;

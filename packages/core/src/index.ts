@@ -10,6 +10,7 @@ export type { AgentSpec, DelegationTarget } from "./agent-spec.js";
 export { type AgentToolOptions, agentTool, type DelegateToolOptions, delegateTool } from "./agent-tool.js";
 export type { AgentToolInput, DelegationMode } from "./agent-tool-input.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
+export { type CacheControlCarrier, withoutCacheControl } from "./cache-breakpoints.js";
 export {
   type AutoCompactOptions,
   DEFAULT_COMPACTION_PROMPT,
@@ -20,7 +21,9 @@ export {
   AgentLatticeError,
   APIError,
   ConcurrentQueryError,
+  InvalidHistoryError,
   InvalidOptionError,
+  InvalidPromptError,
   MaxTurnsError,
   MissingOutputError,
   TimeoutError,
@@ -72,6 +75,11 @@ export type {
 } from "./model-client.js";
 export { type ChildOutput, childOutput } from "./output-contract.js";
 export type { PermissionCallback, PermissionDecision, PermissionRequest } from "./permission.js";
+export {
+  CACHE_LOOKBACK_BLOCKS,
+  MAX_CACHE_BREAKPOINTS,
+  type PromptCaching,
+} from "./prompt-caching.js";
 export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
 export type { DelegationRequest, QueryRuntime, TurnBoundary } from "./query-runtime.js";
 export type { InferSchema, JsonSchemaBacked, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
@@ -101,6 +109,7 @@ export {
 } from "./tool.js";
 export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
+export type { SourcedToolDefinition, ToolSource } from "./tool-source.js";
 export type {
   AssistantMessageData,
   CompactionData,

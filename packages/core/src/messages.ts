@@ -3,7 +3,16 @@
  * can be sent to any Anthropic-compatible provider without translation.
  */
 
-export type TextBlock = { type: "text"; text: string; citations?: unknown[] | null };
+/**
+ * `cache_control` marks a prompt-cache breakpoint. Core places these on copies of the blocks it sends (see
+ * `promptCaching`); they never enter the stored history unless the host put them into its own prompt.
+ */
+export type TextBlock = {
+  type: "text";
+  text: string;
+  citations?: unknown[] | null;
+  cache_control?: CacheControl;
+};
 
 export type Base64Source = { type: "base64"; media_type: string; data: string };
 export type UrlSource = { type: "url"; url: string };
@@ -25,13 +34,20 @@ export type DocumentBlock = {
   cache_control?: CacheControl;
 };
 
+/** A prompt-cache breakpoint in the Anthropic wire format: cache the prompt up to and including this block. */
 export type CacheControl = { type: "ephemeral"; ttl?: "5m" | "1h" };
 
 /** Model reasoning. The signature must be sent back unchanged on later turns. */
 export type ThinkingBlock = { type: "thinking"; thinking: string; signature: string };
 export type RedactedThinkingBlock = { type: "redacted_thinking"; data: string };
 
-export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: unknown };
+export type ToolUseBlock = {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+  cache_control?: CacheControl;
+};
 
 export type ToolResultContent = string | Array<TextBlock | ImageBlock | DocumentBlock>;
 
@@ -40,6 +56,7 @@ export type ToolResultBlock = {
   tool_use_id: string;
   content: ToolResultContent;
   is_error?: boolean;
+  cache_control?: CacheControl;
 };
 
 /** Blocks a host may put in a prompt (multimodal input). */

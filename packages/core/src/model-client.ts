@@ -1,4 +1,10 @@
-import type { AssistantContentBlock, AssistantModelMessage, ModelMessage, TextBlock } from "./messages.js";
+import type {
+  AssistantContentBlock,
+  AssistantModelMessage,
+  CacheControl,
+  ModelMessage,
+  TextBlock,
+} from "./messages.js";
 import type { ReportedUsage } from "./usage.js";
 
 /**
@@ -26,8 +32,13 @@ export type StopReason =
   | "model_context_window_exceeded"
   | (string & {});
 
-/** A tool as the model sees it. */
-export type ModelToolSpec = { name: string; description: string; input_schema: JsonSchemaObject };
+/** A tool as the model sees it. `cache_control` on a tool marks a prompt-cache breakpoint after it. */
+export type ModelToolSpec = {
+  name: string;
+  description: string;
+  input_schema: JsonSchemaObject;
+  cache_control?: CacheControl;
+};
 
 export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
 
@@ -42,6 +53,12 @@ export type ReasoningEffort = "low" | "high" | "max";
 /** Wire form of the structured-output format (`output_config.format` in the Anthropic API). */
 export type OutputFormatParam = { type: "json_schema"; schema: Record<string, unknown> };
 
+/**
+ * One model request. With prompt caching on (the default), `system` is a list of text blocks and some blocks of
+ * `tools`, `system` and `messages` carry `cache_control` breakpoints in the Anthropic wire format: a client for an
+ * Anthropic-compatible API sends them as they are; any other client may honour or drop them
+ * (`withoutCacheControl(request)` drops them all).
+ */
 export interface ModelRequest {
   model: string;
   maxTokens: number;

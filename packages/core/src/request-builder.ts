@@ -1,12 +1,19 @@
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import type { AssistantModelMessage, ModelMessage } from "./messages.js";
+import { placeCacheBreakpoints } from "./cache-breakpoints.js";
+import type { AssistantModelMessage, CacheControl, ModelMessage } from "./messages.js";
 import type { ModelRequest } from "./model-client.js";
+import { toCacheControl } from "./prompt-caching.js";
 import { toOutputFormatParam, toThinkingParam } from "./provider-params.js";
 
 /**
  * Builds one model request from the session's state and the query's options (a query's provider parameters
- * override the agent's), then lets onModelRequest reshape it. The stored history is never touched.
+ * override the agent's), places the prompt-cache breakpoints, then lets onModelRequest reshape it (it sees the
+ * breakpoints and may move or drop them). The stored history is never touched: breakpoints go on copies.
+ *
+ * Byte stability: everything before the newest message is rebuilt identically on every turn (the system
+ * sections and tools come from the session, in a fixed order; earlier messages are sent as stored), so each
+ * request's prefix matches the cache entry the previous request wrote. Compaction is the one deliberate reset.
  */
 export async function buildModelRequest(
   runtime: AgentRuntime,
@@ -15,13 +22,27 @@ export async function buildModelRequest(
   signal: AbortSignal,
   /** Per-query system-prompt additions (the skills section). */
   extraSystem?: string,
+  /** The request's deadline (requestTimeoutMs), passed on so a client can cancel its own work. */
+  timeoutMs?: number,
 ): Promise<ModelRequest> {
+  // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
+  await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
-  let system: ModelRequest["system"] = extraSystem
-    ? [runtime.tools.system, extraSystem].filter(Boolean).join("\n\n")
-    : runtime.tools.system;
+  let system: ModelRequest["system"];
   let tools = runtime.tools.specs;
+  const marker = cacheMarkerFor(runtime, options);
+  if (marker) {
+    const marked = placeCacheBreakpoints(
+      { tools, system: { ...runtime.tools.systemParts, query: extraSystem }, messages },
+      marker,
+    );
+    ({ messages, system, tools } = marked);
+  } else {
+    system = extraSystem
+      ? [runtime.tools.system, extraSystem].filter(Boolean).join("\n\n")
+      : runtime.tools.system;
+  }
   const shaped = await runtime.hooks?.onModelRequest?.({
     messages,
     system,
@@ -42,7 +63,8 @@ export async function buildModelRequest(
     tools,
     signal,
   };
-  if (system) request.system = system;
+  if (system && !(Array.isArray(system) && system.length === 0)) request.system = system;
+  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   const thinking = toThinkingParam(options.thinkingConfig ?? defaults.thinkingConfig, runtime.maxTokens);
   if (thinking) request.thinking = thinking;
   const reasoningEffort = options.reasoningEffort ?? defaults.reasoningEffort;
@@ -50,6 +72,12 @@ export async function buildModelRequest(
   const outputFormat = toOutputFormatParam(options.outputFormat ?? defaults.outputFormat);
   if (outputFormat) request.outputFormat = outputFormat;
   return request;
+}
+
+/** The query's promptCaching over the agent's; none once the provider has refused the field. */
+function cacheMarkerFor(runtime: AgentRuntime, options: QueryOptions<any>): CacheControl | undefined {
+  if (runtime.promptCache.rejected) return undefined;
+  return toCacheControl(options.promptCaching ?? runtime.promptCaching);
 }
 
 /** Provider metadata (providerResponseId, model) stays in our history but is not part of the wire format. */

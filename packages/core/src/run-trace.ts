@@ -41,7 +41,12 @@ export class RunTrace {
     this.enabled = tracers.length > 0;
   }
 
-  async emit<T extends ContextTraceEventType>(type: T, data: ContextTraceEventDataMap[T]): Promise<void> {
+  /** Emits one event; `at` (epoch ms) stamps a time measured by the caller instead of now. */
+  async emit<T extends ContextTraceEventType>(
+    type: T,
+    data: ContextTraceEventDataMap[T],
+    at?: number,
+  ): Promise<void> {
     if (!this.enabled) return;
     const { sessionId, source, parentRunId, parentToolUseId, hook } = this.options;
     let event = {
@@ -51,7 +56,7 @@ export class RunTrace {
       seq: this.#seq++,
       source,
       type,
-      time: new Date().toISOString(),
+      time: new Date(at ?? Date.now()).toISOString(),
       ...(parentRunId ? { parent_run_id: parentRunId } : {}),
       ...(parentToolUseId ? { parent_tool_use_id: parentToolUseId } : {}),
       data,

@@ -59,8 +59,8 @@ export type ResultSubtype =
   | "error_timeout"
   | "error_missing_output";
 
-/** The last message of every query. */
-export type SDKResultMessage = {
+/** The last message of every query. `TOutput` is the type of the agent's outputSchema, when it has one. */
+export type SDKResultMessage<TOutput = unknown> = {
   type: "result";
   subtype: ResultSubtype;
   /** True for the error_* subtypes; "interrupted" is normal control flow. */
@@ -68,7 +68,7 @@ export type SDKResultMessage = {
   /** Final text of the run ("" when it failed before producing one). */
   result: string;
   /** Typed payload of a structured run (endTurn + structuredResult, or outputSchema). */
-  structuredResult?: unknown;
+  structuredResult?: TOutput;
   /** Summed over every model request of this query. */
   usage: Usage;
   /** stop_reason of the last model response; null when no response arrived. */

@@ -3,6 +3,7 @@ import type { PermissionCallback } from "./permission.js";
 import { validateWithSchema } from "./schema.js";
 import { malformedInputOf } from "./stream-assembler.js";
 import type { RunContext, ToolDefinition, ToolHandlerExtra, ToolResult } from "./tool.js";
+import { rejectionOf } from "./tool-input-limits.js";
 import type { ReportedUsage } from "./usage.js";
 import type { QueryPermissions } from "./workspace.js";
 
@@ -11,7 +12,13 @@ export interface ToolRunContext {
   tools: ReadonlyMap<string, ToolDefinition>;
   permission: PermissionCallback<any> | undefined;
   context: unknown;
+  /** Aborted when the query is aborted or its consumer stopped: running handlers are told to stop. */
   signal: AbortSignal;
+  /**
+   * How long a handler told to stop (abort, or its own timeout) may take to settle before it is abandoned and
+   * answered with an error result, so no tool can hold the query (and the agent) forever.
+   */
+  graceMs: number;
   sessionId: string;
   permissions: QueryPermissions;
   emit: ToolHandlerExtra["emit"];
@@ -43,6 +50,11 @@ export function errorOutcome(call: ToolUseBlock, message: string, error?: unknow
   return outcome;
 }
 
+/** Default per-call deadline of tools made with tool() (delegation tools honour the query's signal instead). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
+/** Default grace a handler gets to settle after it was told to stop. */
+export const DEFAULT_TOOL_ABORT_GRACE_MS = 1_000;
+
 export function cancelledOutcome(call: ToolUseBlock): ToolCallOutcome {
   return errorOutcome(call, `Tool "${call.name}" did not run: the query was cancelled.`);
 }
@@ -61,6 +73,12 @@ export async function prepareToolCall(call: ToolUseBlock, run: ToolRunContext): 
   if (!definition) {
     const available = [...run.tools.keys()].join(", ") || "none";
     return answered(`Tool "${call.name}" is not available. Available tools: ${available}.`);
+  }
+  const rejected = rejectionOf(call.input);
+  if (rejected !== undefined) {
+    return answered(
+      `Tool "${call.name}" was not run: its input was rejected because ${rejected}. Reissue the call with a smaller, flatter input.`,
+    );
   }
   const malformed = malformedInputOf(call.input);
   if (malformed !== undefined) {
@@ -99,7 +117,7 @@ export async function runPreparedCall(
       // Fail closed: a permission check that could not decide must not let the tool run.
       return errorOutcome(
         call,
-        `Permission check for tool "${call.name}" failed: ${messageOf(error)}. The tool did not run.`,
+        `Permission check for tool "${call.name}" failed: ${describeThrown(error)}. The tool did not run.`,
         error,
       );
     }
@@ -120,21 +138,117 @@ export async function runPreparedCall(
     }
   }
   if (run.signal.aborted) return cancelledOutcome(call);
-  let result: ToolResult;
+  return runHandler(call, definition, input, run);
+}
+
+/**
+ * Runs the handler under its own signal, which fires when the query is aborted (or its consumer stopped) or when
+ * the call's timeout passes. A handler that has not settled `graceMs` after its signal fired is abandoned: the
+ * call is answered with an error result that says so, and the query goes on (the handler may still be running;
+ * its late result is discarded).
+ */
+async function runHandler(
+  call: ToolUseBlock,
+  definition: ToolDefinition,
+  input: unknown,
+  run: ToolRunContext,
+): Promise<ToolCallOutcome> {
+  const controller = new AbortController();
+  const stop = (reason: unknown) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onQueryAbort = () => stop(run.signal.reason);
+  run.signal.addEventListener("abort", onQueryAbort, { once: true });
+  const timeoutMs = timeoutOf(definition);
+  let timedOut = false;
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop(new Error(`Tool "${call.name}" timed out after ${timeoutMs} ms.`));
+        }, timeoutMs);
   try {
-    result = await definition.handler(input, {
-      context: run.context,
-      signal: run.signal,
-      toolUseId: call.id,
-      sessionId: run.sessionId,
-      permissions: run.permissions,
-      emit: run.emit,
-      run: run.run,
-    });
-  } catch (error) {
-    return errorOutcome(call, `Tool "${call.name}" failed: ${messageOf(error)}`, error);
+    const settled = await settleWithinGrace(
+      () =>
+        definition.handler(input, {
+          context: run.context,
+          signal: controller.signal,
+          toolUseId: call.id,
+          sessionId: run.sessionId,
+          permissions: run.permissions,
+          emit: run.emit,
+          run: run.run,
+        }),
+      controller.signal,
+      run.graceMs,
+    );
+    const why = timedOut ? `it ran past its ${timeoutMs} ms timeout` : "the query was cancelled";
+    if (settled.kind === "abandoned") {
+      return errorOutcome(
+        call,
+        `Tool "${call.name}" was stopped because ${why}, and did not finish within ${run.graceMs} ms after being ` +
+          "told to stop, so it was abandoned. It may have taken partial effect: check before repeating it.",
+      );
+    }
+    if (timedOut) {
+      return errorOutcome(
+        call,
+        `Tool "${call.name}" did not finish within its ${timeoutMs} ms timeout and was stopped. Retry with a smaller task, or raise the tool's timeoutMs.`,
+        settled.kind === "threw" ? settled.error : undefined,
+      );
+    }
+    if (settled.kind === "threw") {
+      return errorOutcome(
+        call,
+        `Tool "${call.name}" failed: ${describeThrown(settled.error)}`,
+        settled.error,
+      );
+    }
+    return toOutcome(call, settled.value);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    run.signal.removeEventListener("abort", onQueryAbort);
   }
-  return toOutcome(call, result);
+}
+
+function timeoutOf(definition: ToolDefinition): number | undefined {
+  if (definition.timeoutMs === false) return undefined;
+  if (typeof definition.timeoutMs === "number") return definition.timeoutMs;
+  return definition.kind === "tool" ? DEFAULT_TOOL_TIMEOUT_MS : undefined;
+}
+
+type Settled<T> = { kind: "value"; value: T } | { kind: "threw"; error: unknown } | { kind: "abandoned" };
+
+/** Starts `work` and settles with its outcome, or with "abandoned" once `signal` fired and `graceMs` passed. */
+function settleWithinGrace<T>(
+  work: () => T | Promise<T>,
+  signal: AbortSignal,
+  graceMs: number,
+): Promise<Settled<T>> {
+  return new Promise(resolve => {
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const onStop = () => {
+      graceTimer = setTimeout(() => resolve({ kind: "abandoned" }), graceMs);
+    };
+    const done = (outcome: Settled<T>) => {
+      if (graceTimer !== undefined) clearTimeout(graceTimer);
+      signal.removeEventListener("abort", onStop);
+      resolve(outcome);
+    };
+    if (signal.aborted) onStop();
+    else signal.addEventListener("abort", onStop, { once: true });
+    let pending: Promise<T>;
+    try {
+      pending = Promise.resolve(work());
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      value => done({ kind: "value", value }),
+      error => done({ kind: "threw", error }),
+    );
+  });
 }
 
 function toOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
@@ -169,13 +283,36 @@ function describeInvalidResult(result: ToolResult): string | undefined {
   try {
     JSON.stringify(content);
   } catch (error) {
-    return `content is not JSON-serialisable: ${messageOf(error)}`;
+    return `content is not JSON-serialisable: ${describeThrown(error)}`;
   }
   return undefined;
 }
 
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeThrown(error);
+}
+
+/**
+ * A safe, readable description of anything a handler or callback threw: an Error's message, a `message` string,
+ * else String(value) — and when even that throws (an object without a prototype, a Proxy, a throwing toString),
+ * a generic tag. Never throws.
+ */
+export function describeThrown(value: unknown): string {
+  try {
+    const message = (value as { message?: unknown } | null)?.message;
+    if (typeof message === "string" && message !== "") return message;
+  } catch {
+    // a throwing getter or Proxy trap
+  }
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return "an unprintable value";
+    }
+  }
 }
 
 function truncate(text: string, max: number): string {

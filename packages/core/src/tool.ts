@@ -64,11 +64,17 @@ export type ToolHandler<TInput, TContext = unknown> = (
 export interface ToolOptions<TInput = any> {
   /** Declares that this call may overlap with other concurrency-safe calls of the same batch. */
   isConcurrencySafe?: (input: TInput) => boolean;
+  /**
+   * Deadline of one call in ms (default 600000, ten minutes; false for none). When it passes, the handler's signal
+   * fires; a handler that still has not settled after the agent's toolAbortGraceMs is abandoned and the call is
+   * answered with an error result.
+   */
+  timeoutMs?: number | false;
   /** Host-owned annotation, passed through to ToolDefinition.metadata; never read by the SDK nor shown to the model. */
   metadata?: Record<string, unknown>;
 }
 
-export const TOOL_OPTION_KEYS: ReadonlySet<string> = new Set(["isConcurrencySafe", "metadata"]);
+export const TOOL_OPTION_KEYS: ReadonlySet<string> = new Set(["isConcurrencySafe", "metadata", "timeoutMs"]);
 
 /** "tool" for plain tools; delegation tools say "agent_tool" so batch policies can tell them apart. */
 export type ToolKind = "tool" | "agent_tool" | (string & {});
@@ -85,6 +91,8 @@ export interface ToolDefinition<TInput = any, TContext = any> {
   handler(input: TInput, extra: ToolHandlerExtra<TContext>): ToolResult | Promise<ToolResult>;
   isConcurrencySafe?(input: TInput): boolean;
   readonly metadata?: Record<string, unknown>;
+  /** Per-call deadline (ms), or false for none. Absent: ten minutes for tools made with tool(), none otherwise. */
+  readonly timeoutMs?: number | false;
 }
 
 type ToolFactory<TContext> = <S extends SchemaLike<any>>(
@@ -142,6 +150,16 @@ function defineTool(
   if (options?.isConcurrencySafe !== undefined && typeof options.isConcurrencySafe !== "function") {
     throw new InvalidOptionError(`tool("${name}"): isConcurrencySafe must be a function (input) => boolean.`);
   }
+  const timeoutMs = options?.timeoutMs;
+  if (
+    timeoutMs !== undefined &&
+    timeoutMs !== false &&
+    !(typeof timeoutMs === "number" && Number.isInteger(timeoutMs) && timeoutMs > 0)
+  ) {
+    throw new InvalidOptionError(
+      `tool("${name}"): timeoutMs must be a positive integer (milliseconds) or false, got ${JSON.stringify(timeoutMs)}.`,
+    );
+  }
   const definition: ToolDefinition = {
     kind: "tool",
     name,
@@ -151,6 +169,7 @@ function defineTool(
     handler,
     ...(options?.isConcurrencySafe ? { isConcurrencySafe: options.isConcurrencySafe } : {}),
     ...(options?.metadata !== undefined ? { metadata: options.metadata } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   };
   return Object.freeze(definition);
 }

@@ -119,10 +119,14 @@ export interface ErrorEventData {
   /** true when the error propagates out of query() (a hook, store or tracer failure the host asked to see). */
   fatal?: boolean;
   /** What was happening: a model turn, compaction, … */
-  during?: "model_request" | "compaction" | "tool_batch" | (string & {});
+  during?: "model_request" | "compaction" | "tool_batch" | "prompt_caching" | (string & {});
   turn?: number;
   /** For a failed compaction: what triggered it. */
   trigger?: "threshold" | "recovery";
+  /** The run went on (the provider refused cache_control; the request was resent without breakpoints). */
+  recovered?: boolean;
+  /** What happened, in words, for a recovered failure. */
+  note?: string;
 }
 
 export interface ResultData {

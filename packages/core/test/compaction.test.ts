@@ -9,7 +9,7 @@ import {
   type SDKMessage,
   tool,
 } from "../src/index.js";
-import { collect, mockServer } from "./helpers.js";
+import { collect, contentText, mockServer } from "./helpers.js";
 
 const note = tool("note", "Take a note", z.object({ text: z.string() }), async ({ text }) => ({
   content: `noted: ${text}`,
@@ -193,7 +193,7 @@ describe("autoCompact (C18)", () => {
     });
     // The retried request carries the summary plus the kept prompt.
     expect(server.requests[3]!.body.messages.map((m: ModelMessage) => m.role)).toEqual(["user", "user"]);
-    expect(server.requests[3]!.body.messages[1].content).toBe("second");
+    expect(contentText(server.requests[3]!.body.messages[1].content)).toBe("second");
   });
 
   it('recovers from a "prompt is too long" 400 the same way', async () => {

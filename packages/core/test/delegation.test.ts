@@ -3,6 +3,7 @@ import {
   createScriptedModelClient,
   hang,
   type MockScriptItem,
+  systemText,
   textTurn,
   toolTurn,
 } from "@agent-lattice/testing";
@@ -19,7 +20,7 @@ import {
   type SDKResultMessage,
   tool,
 } from "../src/index.js";
-import { collect, mockServer } from "./helpers.js";
+import { collect, contentText, mockServer, unmarked } from "./helpers.js";
 
 const { defineAgent } = createAgentFactory();
 
@@ -34,7 +35,7 @@ type Body = {
 async function conversation(parent: MockScriptItem[], child: MockScriptItem[]) {
   const server = await mockServer();
   server.respondWith(request => {
-    const queue = String(request.body.system ?? "").startsWith("CHILD") ? child : parent;
+    const queue = (systemText(request.body) ?? "").startsWith("CHILD") ? child : parent;
     const next = queue.shift();
     if (!next) throw new Error("script exhausted");
     return next;
@@ -42,7 +43,7 @@ async function conversation(parent: MockScriptItem[], child: MockScriptItem[]) {
   const bodies = (who: "parent" | "child") =>
     server.requests
       .map(r => r.body as Body)
-      .filter(b => String(b.system ?? "").startsWith("CHILD") === (who === "child"));
+      .filter(b => (systemText(b) ?? "").startsWith("CHILD") === (who === "child"));
   return { server, bodies };
 }
 
@@ -152,7 +153,7 @@ describe("agentTool() input and options (D1, D6, C16, C17)", () => {
       tools: [agentTool("helper", defineAgent({ ...base(server.url), systemPrompt: "CHILD" }))],
     });
     await parent.prompt("go");
-    expect(bodies("child")[0]!.messages[0]!.content).toBe(
+    expect(contentText(bodies("child")[0]!.messages[0]!.content)).toBe(
       "Audit auth.\n\nExpected output:\nA list.\n\nAcceptance criteria:\n- cites files",
     );
     expect(lastToolResult(bodies("parent")[1]!)).toMatchObject({ content: "findings" });
@@ -205,7 +206,7 @@ describe("agentTool() input and options (D1, D6, C16, C17)", () => {
       permissions: { workspaceGrants: [{ root: "/srv/app", access: ["write"] }] },
     });
     expect(seen).toEqual([{ workspaceGrants: [{ root: "/srv/app/api", access: ["write"], reason: "API" }] }]);
-    expect(childClient.requests[0]!.messages[0]!.content).toContain("- /srv/app/api (API)");
+    expect(contentText(childClient.requests[0]!.messages[0]!.content)).toContain("- /srv/app/api (API)");
     const rejection = JSON.parse(
       (client.requests[2]!.messages.at(-1)!.content as Array<{ content: string }>)[0]!.content,
     );
@@ -401,7 +402,7 @@ describe("typed delegation (D5)", () => {
     expect(rejected.is_error).toBe(true);
     expect(rejected.content).toMatch(/^Invalid input for tool "judge": caseSummary/);
     expect(bodies("child")).toHaveLength(1);
-    expect(bodies("child")[0]!.messages[0]!.content).toBe("Case: Theft.\nDocuments: Report");
+    expect(contentText(bodies("child")[0]!.messages[0]!.content)).toBe("Case: Theft.\nDocuments: Report");
   });
 
   it("inputSchema and mapInput must come as a pair", () => {
@@ -425,7 +426,7 @@ describe("typed delegation (D5)", () => {
       ],
     });
     await createBareAgent({ model: "m", modelClient: client, tools: [look] }).prompt("go");
-    expect(childClient.requests[0]!.messages[0]!.content).toEqual([
+    expect(unmarked(childClient.requests[0]!.messages[0]!.content)).toEqual([
       { type: "text", text: "Describe u" },
       { type: "image", source: { type: "url", url: "https://example.test/a.png" } },
     ]);

@@ -39,9 +39,10 @@ describe("provider faults", () => {
       type: "result",
       subtype: "error_during_execution",
       is_error: true,
-      result: "",
     });
     const error = result.type === "result" ? result.error : undefined;
+    // The obvious print of a failed run says why.
+    expect(result.type === "result" && result.result).toBe(error?.message);
     expect(error).toBeInstanceOf(APIError);
     expect(error).toMatchObject({ code: "api_error", status: 400, type: "invalid_request_error" });
     expect(error?.message).toContain("messages.0.content: field required");

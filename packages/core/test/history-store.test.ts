@@ -17,7 +17,7 @@ import {
   type ModelMessage,
   tool,
 } from "../src/index.js";
-import { collect, mockServer } from "./helpers.js";
+import { collect, mockServer, plainMessages } from "./helpers.js";
 
 let dir: string;
 
@@ -160,7 +160,7 @@ describe("createJsonlHistoryStore (C25)", () => {
     });
     const result = await second.prompt("What is my name?");
     expect(result.result).toBe("Your name is Ada.");
-    expect(server.requests[1]!.body.messages).toEqual([
+    expect(plainMessages(server.requests[1]!.body.messages)).toEqual([
       { role: "user", content: "My name is Ada." },
       {
         role: "assistant",
@@ -278,7 +278,7 @@ describe("replaceHistory (C25)", () => {
     await agent.replaceHistory(earlier);
     await agent.prompt("What is my name?");
     expect(calls.load).toBe(0);
-    expect(server.requests[0]!.body.messages).toEqual([
+    expect(plainMessages(server.requests[0]!.body.messages)).toEqual([
       ...earlier,
       { role: "user", content: "What is my name?" },
     ]);
@@ -530,7 +530,7 @@ describe("dangling tool_use repair (C25)", () => {
         { type: "tool_result", tool_use_id: "toolu_dangling", is_error: true, content: expect.any(String) },
       ],
     };
-    const sent = server.requests[0]!.body.messages;
+    const sent = plainMessages(server.requests[0]!.body.messages);
     expect(sent).toHaveLength(4);
     expect(sent[2]).toEqual(repair);
     expect(sent[3]).toEqual({ role: "user", content: "Continue." });

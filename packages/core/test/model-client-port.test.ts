@@ -26,7 +26,10 @@ describe("ModelClient port (C30)", () => {
     expect(requests[0]).toMatchObject({
       model: "my-model",
       maxTokens: 8192,
-      messages: [{ role: "user", content: "hi" }],
+      // The prompt-cache breakpoint reaches a custom client in the Anthropic wire format; it may drop it.
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] },
+      ],
     });
     expect(requests[0]!.signal).toBeInstanceOf(AbortSignal);
   });

@@ -1,4 +1,4 @@
-import { createScriptedModelClient } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { createAgentFactory, createBareAgent, InvalidOptionError, tool } from "../src/index.js";
@@ -82,7 +82,7 @@ describe("AgentOptions validation (C16)", () => {
     });
     await agent.prompt("x");
     expect(scripted.requests[0]!.tools.map(t => t.name)).toEqual(["LS"]);
-    expect(scripted.requests[0]!.system).toBe(`Base.\n\nWorkspace of ${agent.sessionId}`);
+    expect(systemText(scripted.requests[0])).toBe(`Base.\n\nWorkspace of ${agent.sessionId}`);
   });
 });
 

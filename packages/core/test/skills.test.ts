@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText, textTurn, toolTurn } from "@agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBareAgent, InvalidOptionError, LOAD_SKILL_TOOL_NAME, loadSkill, skill } from "../src/index.js";
 
@@ -106,7 +106,7 @@ describe("skill injection", () => {
     });
 
     await agent.prompt("Please do a code review of this diff.");
-    const system = String(client.requests[0]!.system);
+    const system = String(systemText(client.requests[0]));
     expect(system.startsWith("Base.")).toBe(true);
     expect(system).toContain("\n\n# Skills\n");
     expect(system).toContain("- code-review: Review code changes and pull requests");
@@ -116,7 +116,7 @@ describe("skill injection", () => {
     expect(client.requests[0]!.tools.map(t => t.name)).toEqual([LOAD_SKILL_TOOL_NAME]);
 
     await agent.prompt("Summarize the PR please");
-    expect(String(client.requests[1]!.system)).toContain("## Active skill: code-review");
+    expect(systemText(client.requests[1])).toContain("## Active skill: code-review");
   });
 
   it("matches whole words only and nothing when the prompt does not mention a skill", async () => {
@@ -124,7 +124,7 @@ describe("skill injection", () => {
     await createBareAgent({ model: "m", modelClient: client, skills: [codeReview] }).prompt(
       "Improve the SPRINT plan.",
     );
-    expect(String(client.requests[0]!.system)).not.toContain("## Active skill");
+    expect(String(systemText(client.requests[0]))).not.toContain("## Active skill");
   });
 
   it("load_skill returns a skill's instructions; an unknown name is an error result", async () => {

@@ -1,7 +1,8 @@
-import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
+import { createScriptedModelClient, systemText, textTurn, toolTurn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { CONCURRENCY_HINT, createBareAgent, type ToolDefinition, tool } from "../src/index.js";
+import { unmarked } from "./helpers.js";
 
 /** Records start/end of every handler so overlap can be proven from the timeline, not from wall-clock speed. */
 function recorder() {
@@ -73,7 +74,7 @@ describe("tool concurrency (C14)", () => {
       "end d",
       "end e",
     ]);
-    expect(client.requests[1]!.messages.at(-1)!.content).toEqual(
+    expect(unmarked(client.requests[1]!.messages.at(-1)!.content)).toEqual(
       ["a", "b", "c", "d", "e"].map(id => ({ type: "tool_result", tool_use_id: `toolu_${id}`, content: id })),
     );
   });
@@ -90,6 +91,27 @@ describe("tool concurrency (C14)", () => {
       ],
     );
     expect(r.events).toEqual(["start x", "end x", "start write", "end write", "start y", "end y"]);
+  });
+
+  it("isConcurrencySafe(input): calls whose input is safe do overlap, around one that is not", async () => {
+    const r = recorder();
+    const reader = r.make("reader", { safe: input => input.id !== "write" });
+    await run(
+      [reader],
+      [
+        ["reader", "a"],
+        ["reader", "b"],
+        ["reader", "write"],
+        ["reader", "c"],
+        ["reader", "d"],
+      ],
+    );
+    const order = r.events;
+    // a and b both start before either ends; so do c and d; the unsafe call runs alone between them.
+    expect(order.slice(0, 2).sort()).toEqual(["start a", "start b"]);
+    expect(order.slice(4, 6)).toEqual(["start write", "end write"]);
+    expect(order.slice(6, 8).sort()).toEqual(["start c", "start d"]);
+    expect(r.peak()).toBe(2);
   });
 
   it("tools without a declaration stay sequential by default", async () => {
@@ -238,7 +260,7 @@ describe("tool concurrency (C14)", () => {
         tools,
         ...(toolConcurrency ? { toolConcurrency } : {}),
       }).prompt("x");
-      return client.requests[0]!.system;
+      return systemText(client.requests[0]);
     };
     expect(await systemFor([safe])).toBe(`Base.\n\n${CONCURRENCY_HINT}`);
     expect(await systemFor([plain])).toBe("Base.");

@@ -2,10 +2,10 @@ import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/te
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { createBareAgent, InvalidOptionError, type ToolResultBlock, tool } from "../src/index.js";
-import { collect, mockServer } from "./helpers.js";
+import { collect, mockServer, unmarked } from "./helpers.js";
 
 function toolResults(body: { messages: Array<{ role: string; content: unknown }> }): ToolResultBlock[] {
-  return body.messages.at(-1)!.content as ToolResultBlock[];
+  return unmarked(body.messages.at(-1)!.content as ToolResultBlock[]);
 }
 
 describe("tool() (C10)", () => {
@@ -256,5 +256,29 @@ describe("permission (C20)", () => {
       permission: () => ({ behavior: "allow", updatedInput: { text: "[redacted]" } }),
     }).prompt("x");
     expect(seen).toEqual(["[redacted]"]);
+  });
+
+  it("an updatedInput that fails the schema is rejected: the handler never runs, the model gets an error result", async () => {
+    const seen: unknown[] = [];
+    const echo = tool("echo", "Echo", z.object({ text: z.string() }), async ({ text }) => {
+      seen.push(text);
+      return { content: text };
+    });
+    const client = createScriptedModelClient({
+      script: [toolTurn({ name: "echo", input: { text: "fine" }, id: "t1" }), textTurn("ok")],
+    });
+    await createBareAgent({
+      model: "m",
+      modelClient: client,
+      tools: [echo],
+      permission: () => ({ behavior: "allow", updatedInput: { text: 42 } }),
+    }).prompt("x");
+    expect(seen).toEqual([]);
+    const [result] = client.requests[1]!.messages.at(-1)!.content as Array<{
+      content: string;
+      is_error?: boolean;
+    }>;
+    expect(result).toMatchObject({ is_error: true });
+    expect(result!.content).toMatch(/permission callback rewrote the input of "echo" into invalid input/);
   });
 });

@@ -2,6 +2,7 @@
  * Encoding a scripted turn as the Messages API would send it: a stream of raw events, or one message object.
  * The mock server and the scripted client both use these functions, so both emit exactly the same data.
  */
+import type { PromptCacheUsage } from "./prompt-cache.js";
 import type { MockTurn } from "./script.js";
 import type {
   MockContentBlock,
@@ -22,6 +23,8 @@ export interface TurnEncodingOptions {
   requestMessages?: unknown;
   /** Characters per delta (default 12). */
   chunkSize?: number;
+  /** Input-side usage computed by the prompt-cache simulation; the turn's own usage fields still win. */
+  cacheUsage?: PromptCacheUsage;
 }
 
 /** The stop reason a turn reports: its own, else `tool_use` if it calls a tool, else `end_turn`. */
@@ -29,14 +32,43 @@ export function resolveStopReason(turn: MockTurn): string {
   return turn.stopReason ?? (turn.content.some(block => block.type === "tool_use") ? "tool_use" : "end_turn");
 }
 
-/** The usage a turn reports: its own counts over rough ~4-characters-per-token estimates. */
-export function resolveUsage(turn: MockTurn, requestMessages?: unknown): MockUsage {
-  const messagesJson = JSON.stringify(requestMessages) ?? "";
+/**
+ * The usage a turn reports: its own counts over the defaults. Without a cache simulation the defaults are rough
+ * ~4-characters-per-token estimates (input: the request's messages only) and zero cache counts; with one
+ * (`cacheUsage`), the simulation's input, cache-read and cache-write counts.
+ */
+export function resolveUsage(
+  turn: MockTurn,
+  requestMessages?: unknown,
+  cacheUsage?: PromptCacheUsage,
+): MockUsage {
+  const own = turn.usage;
+  const usage: MockUsage = {
+    input_tokens:
+      own?.input_tokens ??
+      cacheUsage?.input_tokens ??
+      Math.ceil((JSON.stringify(requestMessages) ?? "").length / 4),
+    output_tokens: own?.output_tokens ?? Math.ceil(contentChars(turn.content) / 4),
+    cache_creation_input_tokens:
+      own?.cache_creation_input_tokens ?? cacheUsage?.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: own?.cache_read_input_tokens ?? cacheUsage?.cache_read_input_tokens ?? 0,
+  };
+  // The breakdown only describes the simulation's own write count.
+  const breakdown =
+    own?.cache_creation ??
+    (own?.cache_creation_input_tokens === undefined ? cacheUsage?.cache_creation : undefined);
+  if (breakdown) usage.cache_creation = { ...breakdown };
+  return usage;
+}
+
+/** Usage in the order the API sends its keys. */
+function orderedUsage(usage: MockUsage, outputTokens: number): MockUsage {
   return {
-    input_tokens: turn.usage?.input_tokens ?? Math.ceil(messagesJson.length / 4),
-    output_tokens: turn.usage?.output_tokens ?? Math.ceil(contentChars(turn.content) / 4),
-    cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
-    cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    ...(usage.cache_creation ? { cache_creation: usage.cache_creation } : {}),
+    output_tokens: outputTokens,
   };
 }
 
@@ -59,7 +91,7 @@ function toolInputJson(input: unknown): string {
 
 /** The complete Messages API response object for a turn (what a non-streaming request returns). */
 export function turnToMessage(turn: MockTurn, model: string, options: TurnEncodingOptions): MockMessage {
-  const usage = resolveUsage(turn, options.requestMessages);
+  const usage = resolveUsage(turn, options.requestMessages, options.cacheUsage);
   return {
     id: turn.id ?? options.id,
     type: "message",
@@ -71,13 +103,7 @@ export function turnToMessage(turn: MockTurn, model: string, options: TurnEncodi
     ),
     stop_reason: resolveStopReason(turn),
     stop_sequence: null,
-    // Key order as the API sends it.
-    usage: {
-      input_tokens: usage.input_tokens,
-      cache_creation_input_tokens: usage.cache_creation_input_tokens,
-      cache_read_input_tokens: usage.cache_read_input_tokens,
-      output_tokens: usage.output_tokens,
-    },
+    usage: orderedUsage(usage, usage.output_tokens),
   };
 }
 
@@ -92,7 +118,7 @@ export function turnToStreamEvents(
   options: TurnEncodingOptions,
 ): RawStreamEvent[] {
   const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? DEFAULT_CHUNK_SIZE));
-  const usage = resolveUsage(turn, options.requestMessages);
+  const usage = resolveUsage(turn, options.requestMessages, options.cacheUsage);
   const stopReason = resolveStopReason(turn);
   const events: RawStreamEvent[] = [
     {
@@ -106,12 +132,7 @@ export function turnToStreamEvents(
         stop_reason: null,
         stop_sequence: null,
         // The API reports output_tokens: 1 up front; the real count comes in message_delta.
-        usage: {
-          input_tokens: usage.input_tokens,
-          cache_creation_input_tokens: usage.cache_creation_input_tokens,
-          cache_read_input_tokens: usage.cache_read_input_tokens,
-          output_tokens: 1,
-        },
+        usage: orderedUsage(usage, 1),
       },
     },
     { type: "ping" },

@@ -5,6 +5,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { encodeSseEvent, turnToMessage, turnToStreamEvents } from "./events.js";
+import {
+  type PromptCacheOptions,
+  type PromptCachePlan,
+  PromptCacheRequestError,
+  PromptCacheSimulator,
+} from "./prompt-cache.js";
 import { type MockResponder, type MockScriptItem, type MockTurn, statusForErrorType } from "./script.js";
 import type { AnthropicErrorBody, RawStreamEvent, RecordedRequest } from "./wire.js";
 
@@ -18,6 +24,12 @@ export interface MockAnthropicServerOptions {
   chunkSize?: number;
   /** When set, requests whose `x-api-key` (or `Authorization: Bearer`) differs get 401 authentication_error. */
   apiKey?: string;
+  /**
+   * Simulate Anthropic's prompt cache (off by default): `cache_control` breakpoints are validated as the API
+   * does, and each reply's usage counts input, cache reads and cache writes from a chars/4 token estimate of the
+   * whole prompt (tools, system, messages). A turn's own `usage` fields still win.
+   */
+  promptCache?: boolean | PromptCacheOptions;
 }
 
 /** A running mock Messages API. */
@@ -32,6 +44,8 @@ export interface MockAnthropicServer {
   respondWith(responder: MockResponder | undefined): void;
   /** Script items not yet consumed. */
   pending(): number;
+  /** The simulated prompt cache, when the server was started with `promptCache`. */
+  promptCache: PromptCacheSimulator | undefined;
   /** Stops listening and destroys open connections, hung ones included. Idempotent. */
   close(): Promise<void>;
 }
@@ -47,6 +61,9 @@ export async function startMockAnthropicServer(
   const active = new Set<AbortController>();
   let responseCounter = 0;
   let messageCounter = 0;
+  const promptCache = options.promptCache
+    ? new PromptCacheSimulator(options.promptCache === true ? {} : options.promptCache)
+    : undefined;
 
   const server = createServer((req, res) => {
     // Neither side may crash the process: a client hanging up mid-write is an expected event here.
@@ -96,6 +113,15 @@ export async function startMockAnthropicServer(
     if (options.apiKey !== undefined && presentedKey(recorded.headers) !== options.apiKey) {
       return send(401, "authentication_error", "invalid x-api-key");
     }
+    // The API validates cache_control before anything is answered; nothing is consumed from the script.
+    let cachePlan: PromptCachePlan | undefined;
+    try {
+      cachePlan = promptCache?.plan(body);
+    } catch (error) {
+      if (error instanceof PromptCacheRequestError) return send(400, "invalid_request_error", error.message);
+      throw error;
+    }
+    if (cachePlan) recorded.promptCache = cachePlan.outcome;
 
     let item = queue.shift();
     if (!item && responder) {
@@ -120,11 +146,16 @@ export async function startMockAnthropicServer(
 
     const model = typeof body?.model === "string" ? body.model : "mock-model";
     // Ids are drawn only when a turn is encoded, so they match the scripted client's for the same script.
-    const encoding = () => ({
-      id: `msg_mock_${++messageCounter}`,
-      requestMessages: body?.messages,
-      chunkSize: options.chunkSize,
-    });
+    // Called once the response begins: only then does the cache entry exist (and the hit get refreshed).
+    const encoding = () => {
+      if (cachePlan) promptCache!.commit(cachePlan);
+      return {
+        id: `msg_mock_${++messageCounter}`,
+        requestMessages: body?.messages,
+        chunkSize: options.chunkSize,
+        ...(cachePlan ? { cacheUsage: cachePlan.outcome.usage } : {}),
+      };
+    };
     const streaming = body?.stream === true;
 
     switch (item.kind) {
@@ -178,6 +209,7 @@ export async function startMockAnthropicServer(
       responder = next;
     },
     pending: () => queue.length,
+    promptCache,
     close: () => {
       closed ??= new Promise<void>(resolve => {
         for (const controller of active) controller.abort();

@@ -13,7 +13,8 @@ export interface MockTurn {
   stopReason?: string;
   /**
    * Reported usage. Defaults: input_tokens = ceil(JSON.stringify(request messages).length / 4),
-   * output_tokens = ceil(content characters / 4), cache counts = 0.
+   * output_tokens = ceil(content characters / 4), cache counts = 0; with the prompt-cache simulation on, its
+   * input and cache counts. The fields given here win.
    */
   usage?: Partial<MockUsage>;
   /** Provider response id; default `msg_mock_<counter>`, unique per server or client. */

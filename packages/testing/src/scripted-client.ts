@@ -4,6 +4,12 @@
  * messages the mock server would, since both encode turns with ./events.js.
  */
 import { turnToMessage, turnToStreamEvents } from "./events.js";
+import {
+  type PromptCacheOptions,
+  type PromptCachePlan,
+  PromptCacheRequestError,
+  PromptCacheSimulator,
+} from "./prompt-cache.js";
 import { type MockScriptItem, type MockTurn, statusForErrorType } from "./script.js";
 import type { MockContentBlock, RawStreamEvent } from "./wire.js";
 
@@ -50,6 +56,8 @@ export interface ScriptedModelClientOptions {
   respond?: ScriptedResponder;
   /** Characters per delta in `stream()` (default 12), as for the server. */
   chunkSize?: number;
+  /** Simulate the provider's prompt cache in usage, as the server's `promptCache` option does. */
+  promptCache?: boolean | PromptCacheOptions;
 }
 
 /** A scripted ModelClient plus what it recorded and how to extend its script. */
@@ -64,6 +72,8 @@ export interface ScriptedModelClient {
   enqueue(...items: MockScriptItem[]): void;
   /** Script items not yet consumed. */
   pending(): number;
+  /** The simulated prompt cache, when the client was created with `promptCache`. */
+  promptCache: PromptCacheSimulator | undefined;
 }
 
 /**
@@ -94,17 +104,30 @@ export function createScriptedModelClient(options: ScriptedModelClientOptions = 
   const queue: MockScriptItem[] = [...(options.script ?? [])];
   const requests: ScriptedRequest[] = [];
   let messageCounter = 0;
+  const promptCache = options.promptCache
+    ? new PromptCacheSimulator(options.promptCache === true ? {} : options.promptCache)
+    : undefined;
 
   /** Records the request and picks its reply, both at call time (before any await). */
   function begin(request: ScriptedModelRequest): {
     snapshot: ScriptedRequest;
     reply: Promise<MockScriptItem>;
+    cachePlan?: PromptCachePlan;
   } {
     const { signal: _signal, ...rest } = request;
     // Deep copy now: the caller's history keeps changing after the call.
     const snapshot = structuredClone(rest);
     requests.push(snapshot);
     const index = requests.length - 1;
+    let cachePlan: PromptCachePlan | undefined;
+    try {
+      cachePlan = promptCache?.plan(snapshot);
+    } catch (error) {
+      if (!(error instanceof PromptCacheRequestError)) throw error;
+      const reply = Promise.reject(new ScriptedModelError(400, "invalid_request_error", error.message));
+      reply.catch(() => {});
+      return { snapshot, reply };
+    }
     const next = queue.shift();
     const reply = next
       ? Promise.resolve(next)
@@ -119,22 +142,27 @@ export function createScriptedModelClient(options: ScriptedModelClientOptions = 
           );
     // The caller awaits it later; avoid an unhandled-rejection report in between.
     reply.catch(() => {});
-    return { snapshot, reply };
+    return cachePlan ? { snapshot, reply, cachePlan } : { snapshot, reply };
   }
 
-  const encoding = (snapshot: ScriptedRequest) => ({
-    id: `msg_mock_${++messageCounter}`,
-    requestMessages: snapshot.messages,
-    chunkSize: options.chunkSize,
-  });
+  /** Called once the response begins, when the simulated cache entry comes into being. */
+  const encoding = (snapshot: ScriptedRequest, cachePlan: PromptCachePlan | undefined) => {
+    if (cachePlan) promptCache!.commit(cachePlan);
+    return {
+      id: `msg_mock_${++messageCounter}`,
+      requestMessages: snapshot.messages,
+      chunkSize: options.chunkSize,
+      ...(cachePlan ? { cacheUsage: cachePlan.outcome.usage } : {}),
+    };
+  };
 
   async function create(request: ScriptedModelRequest): Promise<ScriptedModelResponse> {
-    const { snapshot, reply } = begin(request);
+    const { snapshot, reply, cachePlan } = begin(request);
     const item = await reply;
     switch (item.kind) {
       case "turn": {
         await delay(item.delayMs, request.signal);
-        const wire = turnToMessage(item, snapshot.model, encoding(snapshot));
+        const wire = turnToMessage(item, snapshot.model, encoding(snapshot, cachePlan));
         return {
           message: {
             role: "assistant",
@@ -163,13 +191,14 @@ export function createScriptedModelClient(options: ScriptedModelClientOptions = 
     request: ScriptedModelRequest,
     snapshot: ScriptedRequest,
     reply: Promise<MockScriptItem>,
+    cachePlan: PromptCachePlan | undefined,
   ): AsyncGenerator<RawStreamEvent> {
     const item = await reply;
     if (item.kind === "http_error")
       throw new ScriptedModelError(item.status, item.errorType, item.message, item.headers);
     if (item.kind === "hang") return await hangUntilAborted(request.signal);
     const turn: MockTurn = item.kind === "turn" ? item : item.turn;
-    const events = turnToStreamEvents(turn, snapshot.model, encoding(snapshot));
+    const events = turnToStreamEvents(turn, snapshot.model, encoding(snapshot, cachePlan));
     const limit = item.kind === "turn" ? events.length : Math.min(item.afterEvents, events.length);
     await delay(turn.delayMs, request.signal);
     for (let i = 0; i < limit; i++) {
@@ -184,12 +213,13 @@ export function createScriptedModelClient(options: ScriptedModelClientOptions = 
   return {
     create,
     stream(request) {
-      const { snapshot, reply } = begin(request);
-      return streamEvents(request, snapshot, reply);
+      const { snapshot, reply, cachePlan } = begin(request);
+      return streamEvents(request, snapshot, reply, cachePlan);
     },
     requests,
     enqueue: (...items) => void queue.push(...items),
     pending: () => queue.length,
+    promptCache,
   };
 }
 

@@ -5,6 +5,7 @@
  * runtime dependencies and cannot drift with the code under test: these types describe the wire, not our SDK.
  * They are structurally compatible with core's `AssistantContentBlock` and `RawStreamEvent`.
  */
+import type { PromptCacheOutcome } from "./prompt-cache.js";
 
 /** One content block a scripted assistant turn can contain, in Anthropic's wire shape (snake_case). */
 export type MockContentBlock =
@@ -19,6 +20,8 @@ export type MockUsage = {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Cache writes by lifetime; present when the prompt-cache simulation counted the request. */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 };
 
 /** The complete (non-streaming) Messages API response object, exactly as `POST /v1/messages` returns it. */
@@ -105,4 +108,6 @@ export type RecordedRequest = {
   headers: Record<string, string>;
   body: any;
   receivedAt: number;
+  /** What the simulated prompt cache did with the request (servers started with `promptCache` only). */
+  promptCache?: PromptCacheOutcome;
 };

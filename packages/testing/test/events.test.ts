@@ -1,18 +1,7 @@
 import { describe, expect, test } from "vitest";
-import {
-  encodeSseEvent,
-  type MockTurn,
-  type RawStreamEvent,
-  resolveUsage,
-  text,
-  textTurn,
-  thinking,
-  toolTurn,
-  toolUse,
-  turn,
-  turnToMessage,
-  turnToStreamEvents,
-} from "../src/index.js";
+import { encodeSseEvent, resolveUsage, turnToMessage, turnToStreamEvents } from "../src/events.js";
+import { type MockTurn, text, textTurn, thinking, toolTurn, toolUse, turn } from "../src/index.js";
+import type { RawStreamEvent } from "../src/wire.js";
 
 // JSON.stringify of these messages is 35 characters: 9 input tokens by default.
 const encoding = { id: "msg_1", requestMessages: [{ role: "user", content: "hello" }] };

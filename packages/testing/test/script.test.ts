@@ -8,7 +8,6 @@ import {
   promptTooLong,
   rateLimited,
   serverError,
-  statusForErrorType,
   streamError,
   text,
   textTurn,
@@ -18,6 +17,7 @@ import {
   turn,
   unauthorized,
 } from "../src/index.js";
+import { statusForErrorType } from "../src/script.js";
 
 describe("content helpers", () => {
   test("text builds a text block", () => {

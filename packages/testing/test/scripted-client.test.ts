@@ -1,11 +1,11 @@
 import { describe, expect, test } from "vitest";
+import { turnToMessage } from "../src/events.js";
 import {
   createScriptedModelClient,
   dropConnection,
   hang,
   httpError,
   type MockTurn,
-  type RawStreamEvent,
   rateLimited,
   ScriptedModelError,
   type ScriptedModelRequest,
@@ -15,8 +15,8 @@ import {
   thinking,
   toolUse,
   turn,
-  turnToMessage,
 } from "../src/index.js";
+import type { RawStreamEvent } from "../src/wire.js";
 import { ask, parseSse, post, serve } from "./support.js";
 
 function request(overrides: Partial<ScriptedModelRequest> = {}): ScriptedModelRequest {

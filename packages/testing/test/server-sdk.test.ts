@@ -1,6 +1,7 @@
 // The official client must accept everything the mock sends: these tests are the proof of wire fidelity.
 import { describe, expect, test } from "vitest";
-import { text, thinking, toolUse, turn, turnToMessage, turnToStreamEvents } from "../src/index.js";
+import { turnToMessage, turnToStreamEvents } from "../src/events.js";
+import { text, thinking, toolUse, turn } from "../src/index.js";
 import { ask, parseSse, sdk, serve } from "./support.js";
 
 const richTurn = () =>

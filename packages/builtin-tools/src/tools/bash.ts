@@ -32,7 +32,7 @@ export function createBashTool(context: ToolContext): ToolDefinition<InferInput<
   const sandboxed = context.bash.sandbox === "bubblewrap";
   return tool(
     "Bash",
-    `Runs a shell command with bash -c in ${context.cwd} (each call starts there; cd does not persist). ` +
+    `Runs a shell command with bash -c in ${context.cwdLabel} (each call starts there; cd does not persist). ` +
       "Returns the exit code, stdout and stderr (each cut in the middle past " +
       `${context.bash.maxOutputBytes} bytes). Times out after \`timeout\` ms (default ${BASH_DEFAULT_TIMEOUT_MS}); ` +
       "on timeout or cancel the command and every process it started are killed, and background processes " +

@@ -1,0 +1,126 @@
+import type { QueryOptions } from "./agent-options.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import { EventChannel } from "./event-channel.js";
+import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
+import type { QueryGuard } from "./query-guard.js";
+import type { QueryControl } from "./request-deadline.js";
+import type { RunTrace } from "./run-trace.js";
+import type { SDKMessage } from "./sdk-messages.js";
+import { type BatchResult, type CallTiming, runToolBatch } from "./tool-batch.js";
+import type { ToolCallOutcome } from "./tool-execution.js";
+import type { ToolResultData } from "./trace-events.js";
+import type { ContextTracer } from "./tracer.js";
+
+/** What one tool-batch step of the loop needs from the running query. */
+export interface BatchStepContext {
+  runtime: AgentRuntime;
+  options: QueryOptions<any>;
+  control: QueryControl;
+  trace: RunTrace;
+  guard: QueryGuard;
+  /** The query tracer as delegated children receive it (behind this agent's redaction). */
+  childTracer: ContextTracer | undefined;
+}
+
+/**
+ * The tool-batch step of the loop: traces the calls, runs the batch while nested agents' messages stream through,
+ * records one result per call in the history and yields the `user` message. Returns the outcomes (for endTurn and
+ * usage). A throwing onToolResult hook propagates after placeholders keep the history well-formed; an early end
+ * of the query is handled by the guard, which records the batch's results itself.
+ */
+export async function* runBatchStep(
+  step: BatchStepContext,
+  calls: ToolUseBlock[],
+  turn: number,
+  truncated: boolean,
+): AsyncGenerator<SDKMessage, ToolCallOutcome[], undefined> {
+  const { runtime, options, control, trace, guard } = step;
+  if (trace.enabled) {
+    for (const call of calls)
+      await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input, turn });
+  }
+  const nested = new EventChannel<SDKMessage>();
+  const batch = runToolBatch(calls, {
+    tools: runtime.tools.byName,
+    permission: runtime.permission,
+    context: options.context,
+    signal: guard.signal,
+    graceMs: runtime.toolAbortGraceMs,
+    sessionId: runtime.sessionId,
+    permissions: options.permissions ?? {},
+    concurrency: runtime.concurrency,
+    policy: runtime.toolBatchPolicy,
+    hooks: runtime.hooks,
+    structuredOutput: runtime.outputSchema !== undefined,
+    truncated,
+    emit: message => nested.push(message),
+    run: {
+      runId: trace.runId,
+      tracer: step.childTracer,
+      requestTimeoutMs: options.requestTimeoutMs,
+      interrupted: control.interruptController.signal,
+      runtime: options.runtime,
+    },
+    onResult: trace.enabled
+      ? (call, outcome, timing) =>
+          trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
+      : undefined,
+  });
+  const record = (result: BatchResult) => recordResults(runtime, calls, result);
+  guard.trackBatch(batch, nested as EventChannel<unknown>, async result => {
+    await record(result);
+  });
+  // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
+  const result = yield* nested.drainUntil(batch);
+  guard.batchRecorded();
+  const results = await record(result);
+  if (result.failure) throw result.failure.error; // recorded first: the history stays well-formed
+  yield { type: "user", message: { role: "user", content: results }, session_id: runtime.sessionId, turn };
+  return result.outcomes;
+}
+
+/**
+ * Appends the batch's results as one user message. After a failing onToolResult hook, every call is answered by a
+ * placeholder instead, so nothing the hook was meant to transform is stored.
+ */
+async function recordResults(
+  runtime: AgentRuntime,
+  calls: ToolUseBlock[],
+  result: BatchResult,
+): Promise<ToolResultBlock[]> {
+  const results =
+    result.failure?.kind === "hook"
+      ? calls.map(withheldResult)
+      : result.outcomes.map(outcome => outcome.block);
+  await runtime.conversation.append({ role: "user", content: results });
+  return results;
+}
+
+function withheldResult(call: { id: string }): ToolResultBlock {
+  return {
+    type: "tool_result",
+    tool_use_id: call.id,
+    content: "The tool result was withheld because an onToolResult hook failed.",
+    is_error: true,
+  };
+}
+
+function toolResultData(
+  runtime: AgentRuntime,
+  call: ToolUseBlock,
+  outcome: ToolCallOutcome,
+  timing: CallTiming,
+  turn: number,
+): ToolResultData {
+  return {
+    tool_use_id: call.id,
+    name: call.name,
+    kind: runtime.tools.byName.get(call.name)?.kind ?? "tool",
+    content: outcome.block.content,
+    is_error: outcome.block.is_error === true,
+    turn,
+    started_at: new Date(timing.startedAt).toISOString(),
+    ended_at: new Date(timing.endedAt).toISOString(),
+    duration_ms: timing.endedAt - timing.startedAt,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Conversation } from "./conversation.js";
+import { AbortError } from "./errors.js";
+import type { EventChannel } from "./event-channel.js";
+import { toolUseIds } from "./history-invariant.js";
+import type { ToolResultBlock } from "./messages.js";
+import type { BatchResult } from "./tool-batch.js";
+
+/** Why a call was answered when the query ended before its batch ran or finished. */
+const NOT_RUN =
+  "This tool call was not run: the query ended before its batch started (its consumer stopped reading, or an " +
+  "error ended it). Call it again if it is still needed.";
+
+/**
+ * Keeps the history invariant at every exit of a query. The loop registers the tool batch it runs; when the query
+ * ends early — the consumer `break`s out of `for await` or calls `return()`/`throw()`, or an error propagates — the
+ * guard tells running tools to stop, waits for the batch (bounded by the tool grace period), records its results,
+ * releases nested agents still waiting to hand their messages to the gone consumer, and answers any call left
+ * without a result. The agent is idle and well-formed afterwards, ready for the next query.
+ */
+export class QueryGuard {
+  /** Fires when the query ends early, so running tools and waiting runtimes stop. */
+  readonly #stopped = new AbortController();
+  /** The query's own signal or an early end: what running tools and runtimes listen to. */
+  readonly signal: AbortSignal;
+  #batch:
+    | {
+        done: Promise<BatchResult>;
+        channel: EventChannel<unknown>;
+        record(result: BatchResult): Promise<void>;
+      }
+    | undefined;
+  #channels = new Set<EventChannel<unknown>>();
+
+  constructor(querySignal: AbortSignal | undefined) {
+    this.signal = querySignal ? AbortSignal.any([querySignal, this.#stopped.signal]) : this.#stopped.signal;
+  }
+
+  /** Registers the running batch and how its results are recorded; cleared by batchRecorded(). */
+  trackBatch(
+    done: Promise<BatchResult>,
+    channel: EventChannel<unknown>,
+    record: (result: BatchResult) => Promise<void>,
+  ): void {
+    this.#batch = { done, channel, record };
+  }
+
+  batchRecorded(): void {
+    this.#batch = undefined;
+  }
+
+  /** A channel nested messages flow through; closed when the query ends early so no producer waits forever. */
+  trackChannel(channel: EventChannel<unknown>): () => void {
+    this.#channels.add(channel);
+    return () => this.#channels.delete(channel);
+  }
+
+  /**
+   * Runs in the query's `finally`. After a normal end there is nothing to do. After an early end it stops what
+   * runs, records the batch's results and answers unanswered calls. Best effort: a store failing here is retried
+   * by the load-time repair of the next session.
+   */
+  async settle(conversation: Conversation, completed: boolean): Promise<void> {
+    if (completed && !this.#batch) return;
+    if (!this.#stopped.signal.aborted)
+      this.#stopped.abort(new AbortError("The query's consumer stopped reading it."));
+    for (const channel of this.#channels) channel.close();
+    const batch = this.#batch;
+    this.#batch = undefined;
+    try {
+      if (batch) {
+        batch.channel.close();
+        await batch.record(await batch.done);
+      }
+      const last = conversation.messages.at(-1);
+      if (last?.role === "assistant") {
+        const unanswered = toolUseIds(last);
+        if (unanswered.length) await conversation.append({ role: "user", content: unanswered.map(notRun) });
+      }
+    } catch {
+      // Swallowed: the query is already ending (and may be propagating its own error).
+    }
+  }
+}
+
+function notRun(id: string): ToolResultBlock {
+  return { type: "tool_result", tool_use_id: id, content: NOT_RUN, is_error: true };
+}
