@@ -7,7 +7,13 @@
  *   ANTHROPIC_API_KEY=… pnpm --filter @agent-lattice/examples token-bill   against Anthropic (caching on only)
  */
 import { pathToFileURL } from "node:url";
-import { createBareAgent, defineContextTracer, type PromptCaching, type ReportedUsage, tool } from "agent-lattice";
+import {
+  createBareAgent,
+  defineContextTracer,
+  type PromptCaching,
+  type ReportedUsage,
+  tool,
+} from "agent-lattice";
 import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
 import { z } from "zod/v4";
 

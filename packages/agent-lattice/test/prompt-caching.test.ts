@@ -2,7 +2,14 @@
 // request prefix byte-stable turn to turn, and sessions built from the same options share what they can.
 import { rm } from "node:fs/promises";
 import { type AgentOptions, createAgent, skill, tool } from "agent-lattice";
-import { type MockScriptItem, promptBlocks, type RecordedRequest, startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
+import {
+  type MockScriptItem,
+  promptBlocks,
+  type RecordedRequest,
+  startMockAnthropicServer,
+  textTurn,
+  toolTurn,
+} from "agent-lattice/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 

@@ -1,6 +1,13 @@
 // Spec sections "Concurrent Tool Calls", "Tool Batch Policy", "Strict Option Validation And Tool Metadata"
 // and "Hooks" (C14–C17, C19).
-import { CONCURRENCY_HINT, createAgent, createCompositeAgentHooks, type ModelMessage, type ToolDefinition, tool } from "agent-lattice";
+import {
+  CONCURRENCY_HINT,
+  createAgent,
+  createCompositeAgentHooks,
+  type ModelMessage,
+  type ToolDefinition,
+  tool,
+} from "agent-lattice";
 import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";

@@ -3,7 +3,14 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgent, createJsonlContextTracer, createJsonlHistoryStore, defineContextTracer, defineHistoryStore, type ModelMessage } from "agent-lattice";
+import {
+  createAgent,
+  createJsonlContextTracer,
+  createJsonlHistoryStore,
+  defineContextTracer,
+  defineHistoryStore,
+  type ModelMessage,
+} from "agent-lattice";
 import { hang, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { captureConsole, mockProvider, plainMessages } from "./helpers.js";

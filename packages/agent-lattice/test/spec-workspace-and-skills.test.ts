@@ -4,7 +4,14 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgent, createBareAgent, createBuiltinTools, defineAgent, loadSkill, skill } from "agent-lattice";
+import {
+  createAgent,
+  createBareAgent,
+  createBuiltinTools,
+  defineAgent,
+  loadSkill,
+  skill,
+} from "agent-lattice";
 import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mockProvider, unmarked } from "./helpers.js";

@@ -41,7 +41,13 @@ function exportedNames(files: Record<string, string>): Record<string, string[]> 
       const source = program.getSourceFile(file);
       const symbol = source && checker.getSymbolAtLocation(source);
       if (!symbol) throw new Error(`TypeScript could not load ${file}`);
-      return [key, checker.getExportsOfModule(symbol).map(s => s.name).sort()];
+      return [
+        key,
+        checker
+          .getExportsOfModule(symbol)
+          .map(s => s.name)
+          .sort(),
+      ];
     }),
   );
 }
