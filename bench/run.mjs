@@ -4,11 +4,17 @@ import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
+import { runTeams } from "./teams.mjs";
+import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
+import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
 await runPromptCaching();
 await runTracing();
 await runColdStart();
 await runGrepGlob();
+await runWriteBoundary();
+await runTeams();
+await runTraceViewer();
 runFootprint();

@@ -4,17 +4,21 @@
 // same module state).
 // Why bundle: Node's ESM loader pays per module; one file per entry keeps `import "agent-lattice"` cheap (the
 // cold-start target), while tsc still emits the .d.ts files. Run from a package directory.
-// Each entry also gets a CommonJS face for `require()`: `<entry>.cjs` hands back the ESM build itself (Node
-// ^20.19 || >=22.12 can require() an ES module without top-level await), so `require` and `import` share one
-// module instance, and `<entry>.d.cts` gives TypeScript's CommonJS resolution the same declarations.
-import { readFileSync, writeFileSync } from "node:fs";
+// Each exports entry also gets a CommonJS face for `require()`: `<entry>.cjs` hands back the ESM build itself
+// (Node ^20.19 || >=22.12 can require() an ES module without top-level await), so `require` and `import` share
+// one module instance, and `<entry>.d.cts` gives TypeScript's CommonJS resolution the same declarations.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename } from "node:path";
 import { build } from "rolldown";
 
 const builtins = new Set([...builtinModules, ...builtinModules.map(name => `node:${name}`)]);
 
-/** { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map. */
+/**
+ * { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map, plus each `bin`
+ * that points at dist/<name>.js with a src/<name>.ts beside it (a command's entry; its #! line is kept).
+ * `exported` names the entries of the exports map (those get a require() face; commands do not).
+ */
 function entryPoints() {
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   const input = {};
@@ -22,10 +26,18 @@ function entryPoints() {
     const source = typeof target === "object" ? target["@agent-lattice/source"] : undefined;
     if (typeof source === "string" && source.endsWith(".ts")) input[basename(source, ".ts")] = source;
   }
-  return Object.keys(input).length ? input : { index: "src/index.ts" };
+  const exported = Object.keys(input);
+  const bins = typeof pkg.bin === "string" ? [pkg.bin] : Object.values(pkg.bin ?? {});
+  for (const bin of bins) {
+    const name = /^(?:\.\/)?dist\/([\w-]+)\.js$/.exec(bin)?.[1];
+    if (name && existsSync(`src/${name}.ts`)) input[name] = `src/${name}.ts`;
+  }
+  return Object.keys(input).length
+    ? { input, exported }
+    : { input: { index: "src/index.ts" }, exported: ["index"] };
 }
 
-const input = entryPoints();
+const { input, exported } = entryPoints();
 
 await build({
   input,
@@ -42,7 +54,7 @@ await build({
   logLevel: "warn",
 });
 
-for (const name of Object.keys(input)) {
+for (const name of exported) {
   writeFileSync(
     `dist/${name}.cjs`,
     `"use strict";\n// require() of the ES module build (Node ^20.19 || >=22.12): one module instance for require and import.\nmodule.exports = require("./${name}.js");\n`,

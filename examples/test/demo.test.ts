@@ -32,7 +32,7 @@ describe("pnpm demo (offline): the README's headline program against the mock se
     // The Write tool really wrote into the session's private workspace...
     const written = /→ Created answer\.txt \((\/[^)]+\/answer\.txt)\)/.exec(output);
     expect(written, output).not.toBeNull();
-    expect(written?.[1]).toMatch(/agent-lattice\/workspaces\/[^/]+\/answer\.txt$/);
+    expect(written?.[1]).toMatch(/agent-lattice(-\d+)?\/workspaces\/[^/]+\/answer\.txt$/);
     // ...and Bash, running in that workspace, read it back.
     expect(output).toContain('[Bash] {"command":"cat answer.txt"}');
     expect(output).toMatch(/→ Exit code: 0\s+<stdout>\s+1234 × 5678 = 7006652/);

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { runMcpFilesystem } from "../src/mcp-filesystem.js";
 
 describe("MCP filesystem example (offline)", () => {
-  it("connects the filesystem MCP server, lets the agent list and read through it, and closes it", async () => {
+  it("connects the filesystem MCP server, lets the agent list and read through it, and closes it", {
+    timeout: 60_000,
+  }, async () => {
     for (const key of ["DEEPSEEK_API_KEY", "ANTHROPIC_API_KEY", "AGENT_LATTICE_MODEL"])
       delete process.env[key];
     const chunks: string[] = [];

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@agent-lattice/core";
 import { createToolContext, type ToolContext } from "./context.js";
-import { type BuiltinToolName, type BuiltinToolsOptions, resolveToolsOptions } from "./options.js";
+import { type BuiltinToolName, type BuiltinToolsOptions, NO_BASH, resolveToolsOptions } from "./options.js";
 import { createBashTool } from "./tools/bash.js";
 import { createEditTool } from "./tools/edit.js";
 import { createGlobTool } from "./tools/glob.js";
@@ -29,8 +29,7 @@ export function createBuiltinTools(options?: BuiltinToolsOptions): ToolDefinitio
   const context = createToolContext({
     cwd: resolved.cwd,
     roots: resolved.roots,
-    bash: resolved.bash || { sandbox: "none", env: process.env, maxOutputBytes: 0 },
-    createCwd: false,
+    bash: resolved.bash || NO_BASH,
   });
   return buildTools(
     context,

@@ -1,6 +1,5 @@
-import { mkdir } from "node:fs/promises";
 import type { ToolHandlerExtra } from "@agent-lattice/core";
-import type { WriteScope } from "./grants.js";
+import type { WriteScope } from "@agent-lattice/core/internal";
 import type { ResolvedBashOptions } from "./options.js";
 
 /** What every built-in tool needs: where it runs, where it may write, and how Bash is configured. */
@@ -16,7 +15,7 @@ export interface ToolContext {
   /** The agent's own writable roots (absolute). */
   readonly roots: readonly string[];
   readonly bash: ResolvedBashOptions;
-  /** Creates the working directory when it is a private workspace that does not exist yet. */
+  /** Creates (and checks) the working directory when it is a private workspace. Rejects with a WorkspaceError. */
   ensureCwd(): Promise<void>;
 }
 
@@ -24,26 +23,25 @@ export function createToolContext(input: {
   cwd: string;
   roots: readonly string[];
   bash: ResolvedBashOptions;
-  createCwd: boolean;
   cwdLabel?: string;
+  /** Makes and verifies the private workspace directory; omitted for a host directory. */
+  prepare?: () => void;
 }): ToolContext {
-  let created: Promise<void> | undefined;
   return {
     cwd: input.cwd,
     cwdLabel: input.cwdLabel ?? input.cwd,
     roots: input.roots,
     bash: input.bash,
     ensureCwd() {
-      if (!input.createCwd) return Promise.resolve();
-      // Memoised: the workspace is made on the first tool call that needs it, once. A failure is retried.
-      created ??= mkdir(input.cwd, { recursive: true, mode: 0o700 }).then(
-        () => undefined,
-        error => {
-          created = undefined;
-          throw error;
-        },
-      );
-      return created;
+      // Checked on every call (a few lstat calls): a private workspace that was deleted, re-owned or replaced by a
+      // symlink since the last call must stop the tools, not be followed.
+      if (!input.prepare) return Promise.resolve();
+      try {
+        input.prepare();
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
 }

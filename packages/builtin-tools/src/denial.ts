@@ -16,6 +16,10 @@ export interface PermissionDeniedDetails {
   suggestedNextStep: string;
   /** Bash only: the command that was not run. */
   command?: string;
+  /** Bash only: whether commands run in the OS sandbox (false: the analyser alone decides, failing closed). */
+  sandboxed?: boolean;
+  /** Bash only, without the sandbox: why there is none. */
+  mode?: string;
   /** Bash only: every denied write when there was more than one. */
   deniedWrites?: Array<{ requestedPath: string; resolvedPath: string | null; reason: string }>;
 }
@@ -29,16 +33,25 @@ export interface DenialInput {
   /** True when the target could not be determined statically (Bash): the next step is a rewrite. */
   unresolvable?: boolean;
   command?: string;
+  sandboxed?: boolean;
+  mode?: string;
   deniedWrites?: PermissionDeniedDetails["deniedWrites"];
 }
 
 export function suggestedNextStep(input: DenialInput): string {
   if (input.unresolvable) {
-    return (
-      "Rewrite the command so every write target is a literal path (no variables other than $HOME and $PWD, " +
-      "no command substitution, no unmatched globs), or use the Write/Edit tools; then write inside " +
-      `${input.allowedRoots[0] ?? "a granted root"}.`
-    );
+    const rewrite =
+      "Rewrite the command so every write target is a literal path (no variables other than $HOME and $PWD, no " +
+      "command substitution) using only commands the analyser models, or use the Write/Edit tools; write inside " +
+      `${input.allowedRoots[0] ?? "a granted root"}.`;
+    if (input.sandboxed === false) {
+      return (
+        `${rewrite} Bash runs without an OS sandbox here (${input.mode ?? "none is available"}), so it refuses ` +
+        "what it cannot check beforehand; if you need this command as it is, tell the user that the host can " +
+        "enable the bubblewrap sandbox or approve such commands (bash.approveUnmodeled)."
+      );
+    }
+    return rewrite;
   }
   const resolved = input.resolvedPath ?? input.requestedPath;
   const grantDir = dirname(resolved);
@@ -60,6 +73,8 @@ export function permissionDenied(input: DenialInput): ToolResult {
     suggestedNextStep: suggestedNextStep(input),
   };
   if (input.command !== undefined) details.command = input.command;
+  if (input.sandboxed !== undefined) details.sandboxed = input.sandboxed;
+  if (input.mode !== undefined) details.mode = input.mode;
   if (input.deniedWrites !== undefined && input.deniedWrites.length > 1)
     details.deniedWrites = input.deniedWrites;
   return { content: JSON.stringify(details, null, 2), isError: true };

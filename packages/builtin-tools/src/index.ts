@@ -1,20 +1,21 @@
-// @agent-lattice/builtin-tools public API. Every name here is documented at its definition.
-export { createBuiltinTools } from "./builtin-tools.js";
-export { type DenialInput, type PermissionDeniedDetails, permissionDenied } from "./denial.js";
+// @agent-lattice/builtin-tools public API. Every name here is documented at its definition and in the README.
 export {
   allowedRootsOf,
   checkWritePath,
   type WriteCheck,
   type WriteCheckOptions,
   type WriteScope,
-} from "./grants.js";
+} from "@agent-lattice/core/internal";
+export { createBuiltinTools } from "./builtin-tools.js";
+export { type DenialInput, type PermissionDeniedDetails, permissionDenied } from "./denial.js";
 export {
   type BashToolOptions,
   BUILTIN_TOOL_NAMES,
   type BuiltinToolName,
   type BuiltinToolsOptions,
+  type UnmodeledCommand,
 } from "./options.js";
-export { isWithin, resolvePhysical, resolvePhysicalEntry } from "./paths.js";
+export { WorkspaceError } from "./private-directory.js";
 export {
   type AgentWorkspace,
   type AgentWorkspaceOptions,

@@ -1,5 +1,3 @@
-import { open } from "node:fs/promises";
-
 /** Bytes sniffed to tell text from binary, as git and grep do. */
 export const SNIFF_BYTES = 8192;
 
@@ -9,18 +7,6 @@ export const SNIFF_BYTES = 8192;
  */
 export function looksBinary(sample: Uint8Array): boolean {
   return Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength).indexOf(0) !== -1;
-}
-
-/** Reads the first SNIFF_BYTES of a file and applies looksBinary. */
-export async function fileLooksBinary(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return looksBinary(buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Cuts one long line, saying how much was left out. */

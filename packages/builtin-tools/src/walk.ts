@@ -16,8 +16,8 @@ export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
 /** Files visited per call before the walk stops with a note (keeps a call bounded on `/`). */
 export const WALK_MAX_FILES = 200_000;
 
-/** Directories listed between two yields to the event loop. */
-const DIRS_PER_SLICE = 64;
+/** Milliseconds of synchronous work (listing, matching) between two yields to the event loop. */
+export const SLICE_MS = 15;
 
 /**
  * Synchronous file-system calls in short slices are several times faster than promise-based ones for many
@@ -50,11 +50,9 @@ export async function walkFiles(base: string, options: WalkOptions = {}): Promis
   let visited = 0;
   let unreadable = 0;
   const queue: Array<{ relative: string; depth: number }> = [{ relative: "", depth: 1 }];
+  const slice = new TimeSlice(options.signal);
   for (let head = 0; head < queue.length; head++) {
-    if (head % DIRS_PER_SLICE === DIRS_PER_SLICE - 1) {
-      await yieldToEventLoop();
-      options.signal?.throwIfAborted();
-    }
+    await slice.maybeYield();
     const dir = queue[head]!;
     let entries: Dirent[];
     try {
@@ -63,7 +61,8 @@ export async function walkFiles(base: string, options: WalkOptions = {}): Promis
       unreadable++;
       continue;
     }
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
+      if (index % 256 === 255) await slice.maybeYield();
       const relative = dir.relative === "" ? entry.name : `${dir.relative}/${entry.name}`;
       if (entry.isDirectory()) {
         if (DEFAULT_SKIPPED_DIRECTORIES.has(entry.name)) continue;
@@ -78,6 +77,19 @@ export async function walkFiles(base: string, options: WalkOptions = {}): Promis
     }
   }
   return { files, truncated: false, unreadable };
+}
+
+/** Yields to the event loop once SLICE_MS of synchronous work has passed, and honours an abort there. */
+export class TimeSlice {
+  private started = Date.now();
+  constructor(private readonly signal?: AbortSignal) {}
+
+  async maybeYield(): Promise<void> {
+    if (Date.now() - this.started < SLICE_MS) return;
+    await yieldToEventLoop();
+    this.signal?.throwIfAborted();
+    this.started = Date.now();
+  }
 }
 
 function isFile(path: string): boolean {

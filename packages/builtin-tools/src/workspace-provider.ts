@@ -1,5 +1,5 @@
+import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ToolDefinition, WorkspaceProvider, WorkspaceSession } from "@agent-lattice/core";
 import { InvalidOptionError } from "@agent-lattice/core";
@@ -10,16 +10,24 @@ import {
   type BashToolOptions,
   BUILTIN_TOOL_NAMES,
   type BuiltinToolName,
+  NO_BASH,
   resolveBashOptions,
 } from "./options.js";
+import {
+  defaultWorkspaceRoot,
+  ensureDefaultRoot,
+  ensureHostRoot,
+  ensurePrivate,
+} from "./private-directory.js";
 
-/** Where private workspaces live unless `root` says otherwise. */
-export function defaultWorkspaceRoot(): string {
-  return join(tmpdir(), "agent-lattice", "workspaces");
-}
+export { defaultWorkspaceRoot } from "./private-directory.js";
 
 export interface AgentWorkspaceOptions {
-  /** Parent directory of workspaces (default `<os.tmpdir()>/agent-lattice/workspaces`). */
+  /**
+   * Parent directory of workspaces. Default `<os.tmpdir()>/agent-lattice-<uid>/workspaces`, private to the OS user
+   * (created 0700, owner and mode verified). A root you pass must be a real directory you own that group and others
+   * cannot write (created 0700 if missing).
+   */
   root?: string;
   /** The workspace's directory name under `root` (default a random UUID). Sanitised to one safe segment. */
   id?: string;
@@ -39,7 +47,11 @@ export interface AgentWorkspace {
 const WORKSPACE_KEYS = new Set(["root", "id", "agentName", "bash", "tools"]);
 const PROVIDER_KEYS = new Set(["root", "bash", "tools"]);
 
-/** One private workspace: its directory (made on demand), its tools and its system prompt section. */
+/**
+ * One private workspace: its directory (made on the first tool call), its tools and its system prompt section.
+ * The parent root is made and verified now, so an unsafe root fails here with a WorkspaceError, before any tool
+ * exists; the workspace directory is verified again on every tool call.
+ */
 export function createAgentWorkspace(options?: AgentWorkspaceOptions): AgentWorkspace {
   return buildWorkspace(options, false);
 }
@@ -54,8 +66,7 @@ function buildWorkspace(
   sectionInSystemPrompt: boolean,
 ): AgentWorkspace {
   assertKnownOptions(options, WORKSPACE_KEYS, "createAgentWorkspaceTools()");
-  const root = resolveRoot(options?.root, "createAgentWorkspaceTools()");
-  const dir = join(root, workspaceDirName(options?.id ?? globalThis.crypto.randomUUID()));
+  const rootOption = resolveRootOption(options?.root, "createAgentWorkspaceTools()");
   const tools = options?.tools ?? [...BUILTIN_TOOL_NAMES];
   if (!Array.isArray(tools) || tools.some(name => !BUILTIN_TOOL_NAMES.includes(name))) {
     throw new InvalidOptionError(
@@ -64,11 +75,17 @@ function buildWorkspace(
   }
   const bash =
     options?.bash === false ? false : resolveBashOptions(options?.bash, "createAgentWorkspaceTools()");
+  const root = prepareRoot(rootOption);
+  const dir = join(root, workspaceDirName(options?.id ?? globalThis.crypto.randomUUID()));
   const context = createToolContext({
     cwd: dir,
     roots: [dir],
-    bash: bash || { sandbox: "none", env: process.env, maxOutputBytes: 1 },
-    createCwd: true,
+    bash: bash || NO_BASH,
+    prepare: () => {
+      prepareRoot(rootOption);
+      if (rootOption === undefined) ensurePrivate(dir, dir, "the session's private workspace");
+      else ensureHostRoot(dir);
+    },
     ...(sectionInSystemPrompt
       ? { cwdLabel: "your private workspace (its path is in the system prompt)" }
       : {}),
@@ -86,44 +103,61 @@ function buildWorkspace(
   };
 }
 
+/** Makes and verifies the parent of the workspaces; returns it. */
+function prepareRoot(rootOption: string | undefined): string {
+  if (rootOption === undefined) return ensureDefaultRoot();
+  ensureHostRoot(rootOption);
+  return rootOption;
+}
+
 /** The built-in tools rooted in a fresh private workspace (cwd and only writable root). */
 export function createAgentWorkspaceTools(options?: AgentWorkspaceOptions): ToolDefinition[] {
   return createAgentWorkspace(options).tools;
 }
 
 export interface BuiltinWorkspaceProviderOptions {
-  /** Parent directory of the per-session workspaces (default `<os.tmpdir()>/agent-lattice/workspaces`). */
+  /**
+   * Parent directory of the per-session workspaces (default `<os.tmpdir()>/agent-lattice-<uid>/workspaces`, private
+   * to the OS user). See AgentWorkspaceOptions.root for what a root you pass must be.
+   */
   root?: string;
   bash?: BashToolOptions | false;
   tools?: BuiltinToolName[];
 }
 
 export interface BuiltinWorkspaceProvider extends WorkspaceProvider {
-  /** The resolved parent directory of the workspaces. */
+  /** The resolved parent directory of the workspaces (the default is computed from os.tmpdir() when read). */
   readonly root: string;
-  /** The workspace directory a session gets (known before it is created). */
+  /**
+   * The workspace directory a session gets (known before it is created). The mapping is deterministic: an agent
+   * created with the same `sessionId` — in this process or a later one — gets the same directory back.
+   */
   directoryFor(sessionId: string): string;
 }
 
 /**
  * The default WorkspaceProvider: each agent session gets `<root>/<session id>` as its private workspace
  * (created when a tool first needs it), the seven built-in tools rooted there, and a system prompt section
- * that tells the model where it may write.
+ * that tells the model where it may write. createSession throws a WorkspaceError when the root is unsafe.
  */
 export function createBuiltinWorkspaceProvider(
   options?: BuiltinWorkspaceProviderOptions,
 ): BuiltinWorkspaceProvider {
   assertKnownOptions(options, PROVIDER_KEYS, "createBuiltinWorkspaceProvider()");
-  const root = resolveRoot(options?.root, "createBuiltinWorkspaceProvider()");
+  const rootOption = resolveRootOption(options?.root, "createBuiltinWorkspaceProvider()");
   // Validate the Bash options once, at assembly, not on the first session.
   if (options?.bash !== false) resolveBashOptions(options?.bash, "createBuiltinWorkspaceProvider()");
+  // Nothing touches the file system here: the umbrella creates this provider when it is imported.
+  const rootNow = () => rootOption ?? defaultWorkspaceRoot();
   return {
-    root,
-    directoryFor: sessionId => join(root, workspaceDirName(sessionId)),
+    get root() {
+      return rootNow();
+    },
+    directoryFor: sessionId => join(rootNow(), workspaceDirName(sessionId)),
     createSession({ sessionId, agentName }): WorkspaceSession {
       const workspace = buildWorkspace(
         {
-          root,
+          ...(rootOption !== undefined ? { root: rootOption } : {}),
           id: sessionId,
           ...(agentName !== undefined ? { agentName } : {}),
           ...(options?.bash !== undefined ? { bash: options.bash } : {}),
@@ -131,9 +165,22 @@ export function createBuiltinWorkspaceProvider(
         },
         true,
       );
-      return { tools: workspace.tools, systemPromptSection: workspace.systemPromptSection };
+      return {
+        tools: workspace.tools,
+        systemPromptSection: workspace.systemPromptSection,
+        // Agent.close(): a private workspace goes with its session unless it is kept (named, resumable sessions).
+        close: ({ keep }) => (keep ? undefined : removeWorkspace(workspace.dir)),
+      };
     },
   };
+}
+
+/**
+ * Deletes a workspace directory. rm never follows symlinks (a link inside, or a workspace swapped for a link, is
+ * removed as a link), and a missing directory (no tool ever ran) is fine.
+ */
+async function removeWorkspace(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
 }
 
 /**
@@ -150,11 +197,11 @@ export function workspacePromptSection(input: { dir: string; agentName?: string 
   ].join("\n");
 }
 
-function resolveRoot(root: string | undefined, label: string): string {
+function resolveRootOption(root: string | undefined, label: string): string | undefined {
   if (root !== undefined && (typeof root !== "string" || root === "")) {
     throw new InvalidOptionError(`${label}.root must be a non-empty directory path.`);
   }
-  return resolve(root ?? defaultWorkspaceRoot());
+  return root === undefined ? undefined : resolve(root);
 }
 
 /**

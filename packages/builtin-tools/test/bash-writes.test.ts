@@ -19,6 +19,8 @@ function writes(command: string): string[] {
 
 function describeFinding(finding: Finding): string[] {
   if (finding.type === "opaque") return ["opaque"];
+  if (finding.type === "entries") return ["entries"];
+  if (finding.type === "option-glob") return ["option-glob"];
   if (!finding.arg.evaluated.known) return [`${finding.why} ?`];
   return finding.arg.evaluated.candidates.flatMap(candidate => {
     const shown = candidate.glob !== undefined ? `${candidate.value} (glob)` : candidate.value;
@@ -34,18 +36,18 @@ const detected: Array<[command: string, expected: string[]]> = [
   ["echo a &> f", ["redirection &> /w/f"]],
   ["echo a &>> f", ["redirection &>> /w/f"]],
   ["echo a >| f", ["redirection >| /w/f"]],
-  ["cmd 2> err", ["redirection > /w/err"]],
+  ["ls 2> err", ["redirection > /w/err"]],
   ["cat 0<> f", ["redirection <> /w/f"]],
   ["echo a >& f", ["redirection >& /w/f"]],
   ["echo a >&2; echo b 2>&1; exec 3>&-", []],
   ["cat <<EOF > f\nbody\nEOF", ["redirection > /w/f"]],
   ["cat <<< text > f", ["redirection > /w/f"]],
   ["echo a | tee -a f g", ["tee operand /w/f", "tee operand /w/g"]],
-  ["cp -r a b dest", ["cp destination /w/dest"]],
+  ["cp -r a b dest", ["cp destination /w/dest", "entries"]],
   ["cp -t dir a b", ["cp -t directory /w/dir"]],
   ["cp -l /src/a b", ["cp destination /w/b", "cp --link/--symbolic-link source /src/a"]],
-  ["mv a b", ["mv source /w/a", "mv destination /w/b"]],
-  ["mv -t dir a", ["mv source /w/a", "mv destination /w/dir"]],
+  ["mv a b", ["mv source /w/a", "mv destination /w/b", "entries"]],
+  ["mv -t dir a", ["mv source /w/a", "mv destination /w/dir", "entries"]],
   ["rm -rf a b", ["rm operand /w/a", "rm operand /w/b"]],
   ["touch -d yesterday a", ["touch operand /w/a"]],
   ["mkdir -p -m 755 a/b", ["mkdir operand /w/a/b"]],
@@ -54,6 +56,20 @@ const detected: Array<[command: string, expected: string[]]> = [
   ["sed -ie s/a/b/ f", ["sed -i file /w/f"]],
   ["sed -n -e p --in-place=.bak f g", ["sed -i file /w/f", "sed -i file /w/g"]],
   ["sed s/a/b/ f", []],
+  ["sed 's/a/b/w /etc/x' f", ["sed w file /etc/x"]],
+  ["sed -n '/x/w out.txt' f", ["sed w file /w/out.txt"]],
+  ["sed --in-pl s/a/b/ f", ["sed -i file /w/f"]],
+  ["cp --target=/x a", ["cp -t directory /x"]],
+  ["cp --t /x a", ["cp -t directory /x"]],
+  ["chmod --ref=a /x/b", ["chmod operand /x/b"]],
+  ["sort -o /x/s f", ["sort -o /x/s"]],
+  ["sort --outp=/x/s f", ["sort -o /x/s"]],
+  ["uniq f /x/u", ["uniq output file /x/u"]],
+  ["shuf -o /x/s f", ["shuf -o /x/s"]],
+  ["iconv -f utf8 -t ascii -o /x/i f", ["iconv -o /x/i"]],
+  ["link /x/a b", ["link target /x/a", "link name /w/b"]],
+  ["rmdir -p a/b", ["rmdir operand /w/a/b", "rmdir -p parent /w/a"]],
+  ["touch {~,.}/x", ["opaque"]],
   ["dd if=a of=b bs=1", ["dd of= /w/b"]],
   ["install -m 644 a /opt/b", ["install destination /opt/b"]],
   ["install -d x y", ["install -d operand /w/x", "install -d operand /w/y"]],
@@ -71,26 +87,17 @@ const detected: Array<[command: string, expected: string[]]> = [
   ["echo $(touch a) `touch b`", ["touch operand /w/a", "touch operand /w/b"]],
   ["bash -c 'echo > a'", ["redirection > /w/a"]],
   ['sh -xc "rm b"', ["rm operand /w/b"]],
-  ["env -i A=1 sudo -u root nice -n 5 timeout 3 nohup touch a", ["touch operand /w/a"]],
-  ["xargs -I{} cp {} /dest", ["cp destination /dest"]],
-  ["find . -name x | xargs rm", ["rm operand ?"]],
+  ["env -i LANG=C nice -n 5 timeout 3 nohup stdbuf -o0 touch a", ["touch operand /w/a"]],
+  ["xargs -I{} cp {} /dest", ["opaque"]],
+  ["find . -name x | xargs rm", ["opaque"]],
   ["find src -name '*.o' -delete", ["find -delete (every file under the start path) /w/src"]],
   ["find /d -exec rm {} \\;", ["rm operand /d/{}"]],
   ["find . -fprint out.txt", ["find -fprint /w/out.txt"]],
-  ["curl -sSL -o out.html https://x", ["curl output file /w/out.html"]],
-  ["wget -O - https://x", []],
-  ["wget https://x", ["wget download directory /w"]],
-  ["tar -xzf a.tgz -C out", ["tar extraction directory /w/out"]],
-  ["tar czf out.tgz src", ["tar archive file /w/out.tgz"]],
-  ["eval 'touch a'", ["touch operand /w/a"]],
-  ["trap 'touch a' EXIT", ["touch operand /w/a"]],
-  ["su -c 'rm a' root", ["rm operand /w/a"]],
   ["watch -n 1 touch a", ["touch operand /w/a"]],
   ["dd if=x of=~/y", ["dd of= /home/u/y"]],
   ["find -L . -delete", ["opaque"]],
   ["find . -follow -exec rm {} +", ["opaque"]],
   ["chown -RL me d", ["opaque"]],
-  ["bash <<'EOF'\ntouch a\nEOF", ["touch operand /w/a"]],
   ["echo 'touch a' | bash", ["opaque"]],
   [
     'echo > ~/x; echo > $HOME/y; echo > "$' + '{HOME}/z"',
@@ -104,7 +111,9 @@ const detected: Array<[command: string, expected: string[]]> = [
   ["HOME=/tmp; echo > ~/x", ["redirection > ?"]],
   ["touch {a,b}.txt", ["touch operand /w/a.txt", "touch operand /w/b.txt"]],
   ["touch f{1..3}", ["touch operand /w/f1", "touch operand /w/f2", "touch operand /w/f3"]],
-  ["rm *.o", ["rm operand /w/*.o (glob)"]],
+  ["rm ./*.o", ["rm operand /w/*.o (glob)"]],
+  ["set -euo pipefail; set +x -o nounset; echo > f", ["redirection > /w/f"]],
+  ["rm *.o", ["option-glob", "rm operand /w/*.o (glob)"]],
   ["rm '*.o'", ["rm operand /w/*.o"]],
   ["$CMD x", ["opaque"]],
   ["/usr/bin/rm x", ["rm operand /w/x"]],
@@ -145,18 +154,21 @@ describe("Bash write detection: working directory tracking", () => {
     expect(writes("cd - && echo > f")).toEqual(["redirection > ? (cwd unknown)"]);
   });
 
-  it("a function body may run from anywhere: relative targets in it are unknown", () => {
-    expect(writes("f() { echo > x; }")).toEqual(["redirection > ? (cwd unknown)"]);
+  it("a function definition is not modeled (it can shadow any command and run from anywhere)", () => {
+    expect(writes("f() { echo > x; }")).toEqual(["opaque"]);
   });
 
   it("a loop that changes directory makes relative targets unknown", () => {
     expect(writes("for d in a b; do cd sub; echo > x; done")).toContain("redirection > ? (cwd unknown)");
   });
 
-  it("builtin cd and command cd are tracked; an eval'd cd carries over", () => {
+  it("builtin cd, builtin -- cd, command cd and command -p cd are tracked; eval is not modeled", () => {
     expect(writes("builtin cd /x && echo > f")).toEqual(["redirection > /x/f"]);
+    expect(writes("builtin -- cd /x && echo > f")).toEqual(["redirection > /x/f"]);
     expect(writes("command cd /x && echo > f")).toEqual(["redirection > /x/f"]);
-    expect(writes("eval 'cd /x'; echo > f")).toEqual(["redirection > /w/f", "redirection > /x/f"]);
+    expect(writes("command -p cd /x && echo > f")).toEqual(["redirection > /x/f"]);
+    expect(writes("cd -- /x && echo > f")).toEqual(["redirection > /x/f"]);
+    expect(writes("eval 'cd /x'; echo > f")).toContain("opaque");
   });
 
   it("with CDPATH set, cd into a bare name makes the directory unknown (./ and ../ are not searched)", () => {
@@ -177,15 +189,14 @@ describe("Bash write detection: working directory tracking", () => {
   });
 });
 
-/** The README lists these as not detected: the permission callback (or the sandbox) must cover them. */
-const notDetected: string[] = [
+/** Commands whose writes cannot be known from their text: not modeled, so refused without the sandbox. */
+const notModeled: string[] = [
   "python3 -c \"open('/etc/x', 'w')\"",
   "node -e \"require('fs').writeFileSync('/etc/x', '')\"",
   "awk '{ print > \"/etc/x\" }' f",
   "perl -pi -e s/a/b/ /etc/x",
   "bash script.sh",
   "source script.sh",
-  "sed 's/a/b/w /etc/x' f",
   "git -C /etc/repo checkout .",
   "npm install --prefix /etc/x",
   "make -C /etc",
@@ -193,10 +204,61 @@ const notDetected: string[] = [
   "unzip a.zip -d /etc",
   "patch -p1 < fix.diff",
   "mktemp",
+  "eval 'touch a'",
+  "trap 'touch a' EXIT",
+  "su -c 'rm a' root",
+  "sudo touch a",
+  "bash <<'EOF'\ntouch a\nEOF",
+  "bash -s x <<< 'touch a'",
+  "{ bash; } <<< 'touch a'",
+  "tar -xzf a.tgz -C out",
+  "curl -sSL -o out.html https://x",
+  "wget https://x",
+  "chroot / touch a",
+  "taskset -c 0 touch a",
+  "setpriv touch a",
+  "unshare touch a",
+  "runuser -u root -- touch a",
+  "script -qc 'touch a' /dev/null",
+  "setarch x86_64 touch a",
+  "prlimit --nofile=100 touch a",
+  "split -b 1 f p-",
+  "csplit f 1",
+  "fallocate -l 1 a",
+  "gzip a",
+  "cp --no-such-option a b",
+  "cp --re a b",
+  "shopt -s lastpipe",
+  "set -P",
+  "set -m",
+  "set -euo posix",
+  "set -eP",
+  "alias ls=rm",
+  "hash -p /bin/rm ls",
+  "PS4='$(touch a)'; set -x; true",
+  "x='a[$(touch a)]'; echo $((x))",
+  "read x; echo $((x + 1))",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+  "echo ${!x}",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+  "echo ${x@P}",
+  "mapfile -C 'touch a' -c 1 arr",
+  "env 'BASH_FUNC_ls%%=() { touch a; }' bash -c ls",
+  "LD_PRELOAD=./x.so ls",
+  "export LD_PRELOAD=./x.so",
+  "history -w h",
+  'printf -v "$n" x',
+  "./run.sh",
+  "kill 1",
+  "awk 'BEGIN { system(\"touch a\") }'",
+  "sed 's/a/b/e' f",
+  "sed -f script.sed f",
+  "zsh -c 'touch a'",
+  "bash -lc 'true'",
 ];
 
-describe("Bash write detection: documented blind spots (not detected)", () => {
-  it.each(notDetected)("%j", command => {
-    expect(writes(command)).toEqual([]);
+describe("Bash analyser: commands it does not model are reported, never assumed harmless", () => {
+  it.each(notModeled)("%j", command => {
+    expect(writes(command)).toContain("opaque");
   });
 });

@@ -1,10 +1,20 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { call, groupExists, liveGroupMembers, tempDir, text, toolsFor, waitFor } from "./helpers.js";
+import {
+  call,
+  groupExists,
+  liveGroupMembers,
+  processRunning,
+  tempDir,
+  text,
+  toolsFor,
+  waitFor,
+} from "./helpers.js";
+import { requireSandbox } from "./sandbox-required.js";
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" };
+// These tests watch the shell's own process group, so they run without the sandbox (its tests are in sandbox.test.ts).
 const bashIn = (dir: string, maxOutputBytes?: number) =>
-  toolsFor({ cwd: dir, bash: { env, ...(maxOutputBytes ? { maxOutputBytes } : {}) } }).Bash;
+  toolsFor({ cwd: dir, bash: { sandbox: false, ...(maxOutputBytes ? { maxOutputBytes } : {}) } }).Bash;
 
 /** The shell prints its pid first: detached, the shell leads the process group, so pid = pgid. */
 const pgidOf = (output: string) => Number(/<stdout>\n(\d+)/.exec(output)?.[1]);
@@ -100,5 +110,95 @@ describe("Bash", () => {
     expect(result.isError).toBe(true);
     expect(JSON.parse(text(result))).toMatchObject({ code: "permission_denied", tool: "Bash" });
     expect(JSON.parse(text(result)).message).toContain("could not be parsed");
+  });
+
+  it("kills set -m jobs (own process groups, same session) when the command ends, without the sandbox", async () => {
+    const dir = tempDir("bash-");
+    const bash = toolsFor({ cwd: dir, bash: { sandbox: false, approveUnmodeled: () => true } }).Bash;
+    const result = await call(bash, { command: "set -m; sleep 31.3 & echo started" });
+    expect(text(result)).toContain("started");
+    expect(await waitFor(() => !processRunning("sleep 31.3"), 3000)).toBe(true);
+  });
+
+  it("asks approveUnmodeled about commands the analyser cannot model, with the reasons, and runs them if approved", async () => {
+    const dir = tempDir("bash-");
+    const asked: unknown[] = [];
+    const bash = toolsFor({
+      cwd: dir,
+      bash: {
+        sandbox: false,
+        approveUnmodeled: request => {
+          asked.push(request);
+          return request.command.startsWith("python3");
+        },
+      },
+    }).Bash;
+    const ran = await call(bash, { command: "python3 -c 'print(6 * 7)'" });
+    expect(text(ran)).toContain("42");
+    expect(asked).toEqual([
+      {
+        command: "python3 -c 'print(6 * 7)'",
+        cwd: dir,
+        reasons: [expect.stringContaining("python3 is not a command the analyser models")],
+      },
+    ]);
+    const refused = await call(bash, { command: "node -e 'console.log(1)'" });
+    expect(JSON.parse(text(refused))).toMatchObject({ code: "permission_denied", sandboxed: false });
+  });
+
+  it("never lets approveUnmodeled approve a write the analyser knows is outside the roots", async () => {
+    const dir = tempDir("bash-");
+    const other = tempDir("bash-other-");
+    const bash = toolsFor({ cwd: dir, bash: { sandbox: false, approveUnmodeled: () => true } }).Bash;
+    const result = await call(bash, { command: `python3 -c 1; echo x > ${other}/x.txt` });
+    expect(JSON.parse(text(result))).toMatchObject({
+      code: "permission_denied",
+      resolvedPath: `${other}/x.txt`,
+    });
+    expect(existsSync(`${other}/x.txt`)).toBe(false);
+  });
+});
+
+describe("Bash environment: an allowlist, never the host's process.env", () => {
+  it.for(["analyser", "sandbox"] as const)(
+    "env inside Bash has no ANTHROPIC_API_KEY or other host variable [%s]",
+    async (mode, ctx) => {
+      if (mode === "sandbox") requireSandbox(ctx);
+      const dir = tempDir("bash-env-");
+      const saved = { key: process.env.ANTHROPIC_API_KEY, secret: process.env.SOME_HOST_SECRET };
+      process.env.ANTHROPIC_API_KEY = "sk-ant-host-secret";
+      process.env.SOME_HOST_SECRET = "hunter2";
+      try {
+        const bash = toolsFor({
+          cwd: dir,
+          bash: { sandbox: mode === "sandbox", env: { GIVEN: "yes" } },
+        }).Bash;
+        const output = text(await call(bash, { command: "env" }));
+        expect(output).not.toContain("ANTHROPIC_API_KEY");
+        expect(output).not.toContain("sk-ant-host-secret");
+        expect(output).not.toContain("SOME_HOST_SECRET");
+        const names = output
+          .split("\n")
+          .map(line => /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(line)?.[1])
+          .filter((name): name is string => name !== undefined);
+        const allowed = /^(PATH|HOME|LANG|LANGUAGE|TERM|TZ|LC_[A-Z_]+|GIVEN|PWD|SHLVL|_|OLDPWD)$/;
+        expect(names.filter(name => !allowed.test(name))).toEqual([]);
+        expect(output).toContain(`HOME=${dir}`);
+        expect(output).toContain("GIVEN=yes");
+      } finally {
+        if (saved.key === undefined) delete process.env.ANTHROPIC_API_KEY;
+        else process.env.ANTHROPIC_API_KEY = saved.key;
+        if (saved.secret === undefined) delete process.env.SOME_HOST_SECRET;
+        else process.env.SOME_HOST_SECRET = saved.secret;
+      }
+    },
+  );
+
+  it("passes what the host gives explicitly, and undefined removes a variable", async () => {
+    const dir = tempDir("bash-env-");
+    const bash = toolsFor({ cwd: dir, bash: { sandbox: false, env: { FOO: "x", PATH: undefined } } }).Bash;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+    const output = text(await call(bash, { command: 'echo "FOO=$FOO PATH=${PATH-unset}"' }));
+    expect(output).toContain("FOO=x PATH=");
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
+import { isWithin, resolvePhysical } from "@agent-lattice/core/internal";
 import { describe, expect, it } from "vitest";
-import { checkWritePath, createBuiltinTools, isWithin, resolvePhysical } from "../src/index.js";
+import { checkWritePath, createBuiltinTools } from "../src/index.js";
 import { tempDir } from "./helpers.js";
 
 describe("resolvePhysical", () => {

@@ -1,4 +1,5 @@
 import {
+  existsSync,
   lstatSync,
   mkdtempSync,
   readdirSync,
@@ -18,6 +19,18 @@ const temps: string[] = [];
 /** A fresh directory under os.tmpdir() (realpath'd: /tmp may itself be a symlink), removed after the test. */
 export function tempDir(prefix = "bt-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  temps.push(dir);
+  return dir;
+}
+
+/**
+ * A fresh directory outside /tmp when the machine has /var/tmp. The sandbox gives every command a private, empty
+ * /tmp, which would hide a layout under /tmp; escape tests need the outside files visible and read-only, as the
+ * host's real files are.
+ */
+export function hostTempDir(prefix = "bt-"): string {
+  const base = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
+  const dir = realpathSync(mkdtempSync(join(base, prefix)));
   temps.push(dir);
   return dir;
 }
@@ -124,4 +137,19 @@ export function groupExists(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether a process with exactly this command line is alive (not a zombie). */
+export function processRunning(commandLine: string): boolean {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
+      if (cmd === commandLine && state !== "Z") return true;
+    } catch {
+      // gone
+    }
+  }
+  return false;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentFactory } from "@agent-lattice/core";
@@ -84,8 +84,10 @@ describe("createBuiltinWorkspaceProvider", () => {
     );
   });
 
-  it("defaults root to <os.tmpdir()>/agent-lattice/workspaces", () => {
-    expect(defaultWorkspaceRoot()).toBe(join(tmpdir(), "agent-lattice", "workspaces"));
+  it("defaults root to a per-user directory: <os.tmpdir()>/agent-lattice-<uid>/workspaces", () => {
+    expect(defaultWorkspaceRoot()).toBe(
+      join(realpathSync(tmpdir()), `agent-lattice-${process.getuid?.()}`, "workspaces"),
+    );
     expect(createBuiltinWorkspaceProvider().root).toBe(defaultWorkspaceRoot());
   });
 
@@ -102,7 +104,7 @@ describe("createBuiltinWorkspaceProvider", () => {
       'createBuiltinWorkspaceProvider(): unknown option "rooot". Check for a typo, or upgrade the SDK if this option was added in a newer version.',
     );
     expect(() => createBuiltinWorkspaceProvider({ bash: { sandbox: "docker" } } as never)).toThrow(
-      /sandbox must be "none" or "bubblewrap"/,
+      /sandbox must be "auto", true or false/,
     );
   });
 

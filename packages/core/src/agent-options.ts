@@ -90,6 +90,13 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
    * from the provider's cache. `{ ttl: "1h" }` for the one-hour lifetime; false sends no breakpoints.
    */
   promptCaching?: PromptCaching;
+  /**
+   * This session's id (default: a random UUID). Name it to resume a session in a new process: with the same
+   * historyStore it continues the conversation, and the workspace provider maps the same id to the same private
+   * workspace, so the earlier files are there. Two live agents with one id share that workspace. Not accepted by
+   * defineAgent(): every spawn is a new session.
+   */
+  sessionId?: string;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -121,6 +128,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "tracer",
   "skills",
   "promptCaching",
+  "sessionId",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -216,10 +224,27 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
   assertContextTracer(options.tracer, "AgentOptions.tracer");
   assertSkills(options.skills);
   validatePromptCaching(options.promptCaching, "AgentOptions");
+  assertSessionId(options.sessionId);
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(
       "AgentOptions.modelClient must implement the ModelClient port: { create(request), stream?(request) }.",
+    );
+  }
+}
+
+/** Session ids name workspaces, traces and history: printable, bounded, never blank. */
+function assertSessionId(sessionId: unknown): void {
+  if (sessionId === undefined) return;
+  if (
+    typeof sessionId !== "string" ||
+    sessionId.trim() === "" ||
+    sessionId.length > 200 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
+    /[\u0000-\u001f\u007f]/.test(sessionId)
+  ) {
+    throw new InvalidOptionError(
+      `AgentOptions.sessionId must be a non-empty string of at most 200 printable characters (for example "ada" or a UUID), got ${JSON.stringify(sessionId)}.`,
     );
   }
 }

@@ -1,5 +1,6 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute } from "node:path";
+import { isWithin, resolvePhysical } from "./fs/physical-path.js";
+import { allowedRootsOf } from "./fs/write-scope.js";
 import type { JsonSchemaObject } from "./model-client.js";
 import type { QueryPermissions, WorkspaceGrant } from "./workspace.js";
 
@@ -116,48 +117,34 @@ export function renderTask(input: AgentToolInput, grants: readonly WorkspaceGran
 
 /**
  * A delegating caller can pass on only what it holds: a requested grant is accepted when its root lies within
- * one of the caller's own write grants, and rejected otherwise. Both are compared as physical paths (symlinks
- * resolved), so a link inside a held root cannot smuggle out a grant to wherever it points; the accepted grant
- * carries the physical root.
+ * one of the caller's own write grants, and rejected otherwise. Both are compared as physical paths with the same
+ * resolution the write tools use (symlinks followed, no `..` after a missing component), so a link inside a held
+ * root cannot smuggle out a grant to wherever it points; the accepted grant carries the physical root. A root that
+ * cannot be resolved to one place is rejected.
  */
 export function acceptGrants(
   requested: readonly WorkspaceGrant[] | undefined,
   caller: QueryPermissions,
 ): { accepted: WorkspaceGrant[]; rejected: WorkspaceGrant[] } {
-  const held = (caller.workspaceGrants ?? [])
-    .filter(grant => grant.access.includes("write") && isAbsolute(grant.root))
-    .map(grant => physicalPath(grant.root));
+  const held = allowedRootsOf({ roots: [], grants: caller.workspaceGrants ?? [] });
   const accepted: WorkspaceGrant[] = [];
   const rejected: WorkspaceGrant[] = [];
   for (const grant of requested ?? []) {
-    if (!isAbsolute(grant.root)) {
+    const root = physicalOrUndefined(grant.root);
+    if (root === undefined) {
       rejected.push(grant);
       continue;
     }
-    const root = physicalPath(grant.root);
     (held.some(own => isWithin(root, own)) ? accepted : rejected).push({ ...grant, root });
   }
   return { accepted, rejected };
 }
 
-/** The real path of `path`, resolving symlinks through its nearest existing ancestor (the rest may not exist yet). */
-function physicalPath(path: string): string {
-  const absolute = resolve(path);
-  let existing = absolute;
-  const rest: string[] = [];
-  while (true) {
-    try {
-      return join(realpathSync.native(existing), ...rest);
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return absolute;
-      rest.unshift(basename(existing));
-      existing = parent;
-    }
+function physicalOrUndefined(root: unknown): string | undefined {
+  if (typeof root !== "string" || !isAbsolute(root)) return undefined;
+  try {
+    return resolvePhysical(root);
+  } catch {
+    return undefined;
   }
-}
-
-function isWithin(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

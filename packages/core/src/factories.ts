@@ -45,6 +45,12 @@ export function createAgentFactory(defaults: AgentDefaults = {}) {
   ): AgentSpec<TContext, TOutput> {
     // The API key is checked when a session is spawned (used), not when the template is defined.
     validateAgentOptions(options);
+    if (options.sessionId !== undefined) {
+      throw new InvalidOptionError(
+        "defineAgent(): sessionId is not allowed on a template, because every spawn() is a new session and would " +
+          "share the id (and its workspace). Pass sessionId to createAgent() for the one session you want to name or resume.",
+      );
+    }
     const frozen = Object.freeze({ ...options });
     return Object.freeze({
       kind: "agent_spec" as const,
@@ -74,7 +80,7 @@ function buildAgent<TContext, TOutput>(
   options: AgentOptions<TContext, TOutput>,
   provider: WorkspaceProvider | undefined,
 ): Agent<TContext, TOutput> {
-  const sessionId = globalThis.crypto.randomUUID();
+  const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
   const workspace: WorkspaceSession | undefined = provider?.createSession({
     sessionId,
     ...(options.name !== undefined ? { agentName: options.name } : {}),
@@ -121,7 +127,7 @@ function buildAgent<TContext, TOutput>(
     skills,
     name: options.name,
     workspace,
-    sessionNamed: false,
+    sessionNamed: options.sessionId !== undefined,
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;

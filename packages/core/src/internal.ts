@@ -1,7 +1,8 @@
 /**
  * @agent-lattice/core/internal — for AgentLattice's own sibling packages (builtin-tools, team, adapters), not for
  * applications: no semver promise beyond the package's own version, which the packages share. It holds the one
- * implementation of each rule that several packages must decide the same way (grant coverage, output contracts,
+ * implementation of each rule that several packages must decide the same way (physical paths, grant coverage, the
+ * descriptor-checked write, output contracts,
  * option validation, tool names, trace emission under the failure policy, the event channel), so no package keeps
  * a copy of a security or contract decision.
  */
@@ -12,6 +13,36 @@ export { acceptGrants, parseAgentToolInput, renderTask } from "./agent-tool-inpu
 export { BRANDS, brand, brandOf } from "./brand.js";
 export { EventChannel } from "./event-channel.js";
 export { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
+export {
+  absoluteFrom,
+  isWithin,
+  PathResolutionError,
+  readPath,
+  resolvePhysical,
+  resolvePhysicalEntry,
+} from "./fs/physical-path.js";
+export {
+  closeOpened,
+  type OpenedForWrite,
+  openForWrite,
+  readOpened,
+  replaceOpened,
+  type SafeOpenOptions,
+  type SafeOpenResult,
+  type UnsafeFileCode,
+  UnsafeFileError,
+  writeFileWithinScope,
+} from "./fs/safe-open.js";
+export {
+  allowedRootsOf,
+  checkWritePath,
+  coveringRoot,
+  type DeniedWriteCheck,
+  hasWriteAccess,
+  type WriteCheck,
+  type WriteCheckOptions,
+  type WriteScope,
+} from "./fs/write-scope.js";
 export { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 export { childOutput, resolveOutputContract } from "./output-contract.js";
 export {
@@ -26,3 +57,4 @@ export { isSchemaLike, toJsonSchema, toToolInputSchema, validateWithSchema } fro
 export { TOOL_NAME } from "./tool.js";
 export { messageOf } from "./tool-execution.js";
 export { assertContextTracer, deliver, releaseTracer, withRelease } from "./tracer.js";
+export { addUsage, emptyUsage } from "./usage.js";

@@ -42,26 +42,54 @@ export function stripPrefix(arg: Arg, prefix: string): Arg {
 export interface ParsedOptions {
   options: Array<{ name: string; value?: Arg }>;
   operands: Arg[];
+  /** Options that could not be decided (an unknown or ambiguous long option): the command is not modeled. */
+  problems: string[];
+  /** Glob operands that could match a file named like an option (`*` with a file called `--target-directory=..`). */
+  optionGlobs: Arg[];
 }
+
+/** How a long option takes a value: never, always ("--name VALUE" or "--name=VALUE"), or only as "--name=VALUE". */
+export type LongKind = "flag" | "value" | "optional";
 
 export interface OptionSpec {
   /** Short option letters that take a value (attached "-tDIR" or the next argument). */
   short?: string;
   /** Short letters whose value may only be attached (sed's -i[SUFFIX], xargs' -i[R]). */
   optionalShort?: string;
-  /** Long option names that take a value ("--name VALUE" or "--name=VALUE"). */
-  long?: readonly string[];
+  /**
+   * Every long option of the command. GNU getopt accepts any unambiguous prefix (`--target` is
+   * `--target-directory`, `--in-pl` is `--in-place`), so the complete list is needed to know which option a word
+   * is; a word that matches none, or several, is a problem (the command is then not modeled). Omitted: long
+   * options are taken literally and never take a separate value.
+   */
+  long?: Readonly<Record<string, LongKind>>;
   /** Everything from the first operand on is an operand (wrappers: the rest is the wrapped command). */
   stopAtOperand?: boolean;
 }
 
+/** The long option a word names, resolving GNU prefixes; a string problem when unknown or ambiguous. */
+export function resolveLong(
+  name: string,
+  long: Readonly<Record<string, LongKind>>,
+): { name: string; kind: LongKind } | { problem: string } {
+  const exact = long[name];
+  if (exact !== undefined) return { name, kind: exact };
+  const candidates = Object.keys(long).filter(option => option.startsWith(name));
+  if (candidates.length === 1) return { name: candidates[0]!, kind: long[candidates[0]!]! };
+  if (candidates.length === 0) return { problem: `--${name} is not an option this analyser knows` };
+  return { problem: `--${name} is ambiguous (${candidates.map(option => `--${option}`).join(", ")})` };
+}
+
 /**
- * getopt-style parsing, enough to find operands. An argument that cannot be evaluated is an operand: for
- * write commands operands are targets, so an unknown one is denied (fail closed).
+ * getopt_long-style parsing, enough to find operands: options may follow operands (GNU permutation) unless
+ * `stopAtOperand`. An argument that cannot be evaluated is an operand: for write commands operands are targets,
+ * so an unknown one is denied (fail closed).
  */
 export function parseOptions(args: readonly Arg[], spec: OptionSpec): ParsedOptions {
   const options: ParsedOptions["options"] = [];
   const operands: Arg[] = [];
+  const problems: string[] = [];
+  const optionGlobs: Arg[] = [];
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const text = plain(arg);
@@ -70,6 +98,9 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec): ParsedOpti
       break;
     }
     if (text === undefined || !text.startsWith("-") || text === "-") {
+      const risk = text === undefined && !spec.stopAtOperand ? optionRisk(arg) : undefined;
+      if (risk === "glob") optionGlobs.push(arg);
+      else if (risk !== undefined) problems.push(risk);
       operands.push(arg);
       if (spec.stopAtOperand) {
         operands.push(...args.slice(index + 1));
@@ -79,10 +110,19 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec): ParsedOpti
     }
     if (text.startsWith("--")) {
       const eq = text.indexOf("=");
-      const name = text.slice(2, eq === -1 ? undefined : eq);
+      const written = text.slice(2, eq === -1 ? undefined : eq);
+      let name = written;
+      let kind: LongKind = "flag";
+      if (spec.long !== undefined) {
+        const resolved = resolveLong(written, spec.long);
+        if ("problem" in resolved) {
+          problems.push(resolved.problem);
+          continue;
+        }
+        ({ name, kind } = resolved);
+      }
       if (eq !== -1) options.push({ name, value: stripPrefix(arg, text.slice(0, eq + 1)) });
-      else if (spec.long?.includes(name) && index + 1 < args.length)
-        options.push({ name, value: args[++index]! });
+      else if (kind === "value" && index + 1 < args.length) options.push({ name, value: args[++index]! });
       else options.push({ name });
       continue;
     }
@@ -102,7 +142,21 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec): ParsedOpti
       options.push({ name: letter });
     }
   }
-  return { options, operands };
+  return { options, operands, problems, optionGlobs };
+}
+
+/**
+ * Why an argument that is not one plain word could still be read as an option: its value is only known at run
+ * time, or a brace word starts with "-". "glob" when it is a glob that may match a file named like an option (`cp *
+ * dest` with a file called `--target-directory=..`): whether one exists is decided against the file system.
+ */
+function optionRisk(arg: Arg): string | undefined {
+  if (!arg.evaluated.known) return `${arg.text} is only known at run time and could be an option`;
+  for (const candidate of arg.evaluated.candidates) {
+    if (candidate.value.startsWith("-")) return `${arg.text} expands to an option`;
+    if (candidate.glob !== undefined && /^[*?[]/.test(candidate.glob)) return "glob";
+  }
+  return undefined;
 }
 
 export function hasOption(parsed: ParsedOptions, ...names: string[]): boolean {

@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /**
- * Runs one shell command and owns every process it starts. The shell is spawned detached, so it leads a new
- * process group; on timeout or abort the whole group gets SIGTERM, then SIGKILL after a short grace. When
- * the shell exits on its own, whatever it left running in its group (`cmd &`) is killed too: a tool call
- * does not leave processes behind. (A process that calls setsid() leaves the group and is not tracked; the
- * bubblewrap sandbox's PID namespace does catch those.)
+ * Runs one shell command and owns every process it starts. The shell (or bwrap) is spawned detached, so it leads a
+ * new session and process group; on timeout or abort the group and the session get SIGTERM, then SIGKILL after a
+ * short grace. When the shell exits on its own, whatever it left running (`cmd &`, and `set -m` jobs, which get
+ * process groups of their own but stay in the session) is killed too: a tool call does not leave processes behind.
+ * In the sandbox, its PID namespace takes everything with it, whatever the processes did. Without the sandbox, a
+ * process that starts a session of its own (setsid(), daemons) cannot be told apart from the host's other
+ * processes and survives — which is why the analyser refuses such commands.
  */
 
 export const KILL_GRACE_MS = 1000;
@@ -72,6 +74,7 @@ export function runCommand(request: RunRequest): Promise<RunResult> {
     } catch {
       // ESRCH: the group is already gone.
     }
+    killSession(pgid, signal);
   };
   const stop = () => {
     killGroup("SIGTERM");
@@ -126,6 +129,29 @@ export function runCommand(request: RunRequest): Promise<RunResult> {
       if (pgid === undefined) void finish(null, null);
     });
   });
+}
+
+/**
+ * Signals every process of a session (Linux, from /proc): `set -m` jobs leave the shell's process group but not
+ * its session. Elsewhere only the group is signalled.
+ */
+export function killSession(sid: number, signal: NodeJS.Signals): void {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[3]) === sid) process.kill(Number(name), signal);
+    } catch {
+      // exited meanwhile
+    }
+  }
 }
 
 /** Keeps the first and last bytes of a stream (2/3 head, 1/3 tail) and counts what was cut between. */

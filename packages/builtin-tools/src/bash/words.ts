@@ -182,6 +182,9 @@ export function escapeGlob(text: string): string {
  */
 export function expandBraces(text: string): string[] {
   if (/[$`'"\\*?[]/.test(text)) throw new Unknown(`brace expansion ${text} has parts only known at run time`);
+  // Brace expansion happens before tilde expansion: {~,.} becomes ~ and ., and that ~ is then HOME.
+  if (text.includes("~"))
+    throw new Unknown(`brace expansion ${text} produces a ~, which bash expands afterwards`);
   const words = expandBraceText(text);
   if (words.length > MAX_BRACE_WORDS)
     throw new Unknown(`${text} expands to more than ${MAX_BRACE_WORDS} words`);

@@ -1,11 +1,17 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { type ToolDefinition, type ToolResult, tool } from "@agent-lattice/core";
+import {
+  closeOpened,
+  type OpenedForWrite,
+  openForWrite,
+  readOpened,
+  replaceOpened,
+  UnsafeFileError,
+} from "@agent-lattice/core/internal";
 import { type ToolContext, writeScope } from "../context.js";
 import { permissionDenied } from "../denial.js";
-import { checkWritePath } from "../grants.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
-import { fsErrorMessage, looksBinary, plural } from "../text.js";
+import { looksBinary, plural } from "../text.js";
+import { unsafeMessage } from "./write.js";
 
 const schema = inputSchema({
   file_path: {
@@ -25,7 +31,9 @@ const schema = inputSchema({
   },
 });
 
-export function createEditTool(context: ToolContext): ToolDefinition<InferInput<typeof schema>> {
+type EditInput = InferInput<typeof schema>;
+
+export function createEditTool(context: ToolContext): ToolDefinition<EditInput> {
   return tool(
     "Edit",
     "Replaces exact text in a file. old_string must occur exactly once unless replace_all is true; include " +
@@ -41,74 +49,77 @@ export function createEditTool(context: ToolContext): ToolDefinition<InferInput<
           isError: true,
         };
       }
-      const check = checkWritePath(input.file_path, writeScope(context, extra));
-      if (!check.allowed) return permissionDenied({ tool: "Edit", ...check });
-      const target = check.resolvedPath;
       try {
-        const current = await readExisting(target);
-        if (current === undefined) {
-          if (input.old_string !== "") {
-            return {
-              content: `${input.file_path} does not exist. Use Write to create it (or Edit with an empty old_string).`,
-              isError: true,
-            };
-          }
-          await mkdir(dirname(target), { recursive: true });
-          await writeFile(target, input.new_string, "utf8");
-          return {
-            content: `Created ${input.file_path} with ${plural(Buffer.byteLength(input.new_string), "byte")}.`,
-          };
+        // Read and write through one descriptor whose real location was checked (core's safe open).
+        const opened = openForWrite(input.file_path, writeScope(context, extra), {
+          read: true,
+          create: input.old_string === "",
+        });
+        if (!opened.ok) return permissionDenied({ tool: "Edit", ...opened.denial });
+        const file = opened.file;
+        try {
+          return editOpened(file, input);
+        } finally {
+          closeOpened(file);
         }
-        if (looksBinary(current.subarray(0, 8192))) {
-          return {
-            content: `${input.file_path} looks like a binary file; Edit changes text files only.`,
-            isError: true,
-          };
-        }
-        const text = current.toString("utf8");
-        if (input.old_string === "") {
-          if (text !== "")
-            return {
-              content: `${input.file_path} already exists and is not empty: an empty old_string only creates new files. Give the exact text to replace.`,
-              isError: true,
-            };
-          await writeFile(target, input.new_string, "utf8");
-          return {
-            content: `Wrote ${plural(Buffer.byteLength(input.new_string), "byte")} into the empty file ${input.file_path}.`,
-          };
-        }
-        const plan = planEdit(text, input.old_string, input.new_string);
-        if (plan.count === 0) {
-          return {
-            content: `old_string was not found in ${input.file_path}. It must match exactly, including whitespace and indentation: Read the file and copy the text to replace.`,
-            isError: true,
-          };
-        }
-        if (plan.count > 1 && input.replace_all !== true) {
-          return {
-            content: `old_string matches ${plural(plan.count, "place")} in ${input.file_path}; it must match exactly once. Add surrounding lines to make it unique, or set replace_all: true to replace all ${plan.count}.`,
-            isError: true,
-          };
-        }
-        await writeFile(target, text.split(plan.oldString).join(plan.newString), "utf8");
-        const note = plan.crlf ? " (matched with CRLF line endings, which were kept)" : "";
-        return { content: `Edited ${input.file_path}: replaced ${plural(plan.count, "occurrence")}${note}.` };
       } catch (error) {
-        return { content: `Cannot edit ${input.file_path}: ${fsErrorMessage(error)}.`, isError: true };
+        if (error instanceof UnsafeFileError && error.code === "not_found") {
+          return {
+            content: `${input.file_path} does not exist. Use Write to create it (or Edit with an empty old_string).`,
+            isError: true,
+          };
+        }
+        return { content: `Cannot edit ${input.file_path}: ${unsafeMessage(error)}.`, isError: true };
       }
     },
   );
 }
 
-async function readExisting(path: string): Promise<Buffer | undefined> {
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    return await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+/** Bytes of a file Edit reads into memory; past this it refuses (counted as read, so a sparse file is bounded). */
+export const EDIT_MAX_BYTES = 64 * 1024 * 1024;
+
+function editOpened(file: OpenedForWrite, input: EditInput): ToolResult {
+  if (!file.existed) {
+    replaceOpened(file, input.new_string);
+    return {
+      content: `Created ${input.file_path} with ${plural(Buffer.byteLength(input.new_string), "byte")}.`,
+    };
   }
+  const current = readOpened(file, EDIT_MAX_BYTES);
+  if (looksBinary(current.subarray(0, 8192))) {
+    return {
+      content: `${input.file_path} looks like a binary file; Edit changes text files only.`,
+      isError: true,
+    };
+  }
+  const text = current.toString("utf8");
+  if (input.old_string === "") {
+    if (text !== "")
+      return {
+        content: `${input.file_path} already exists and is not empty: an empty old_string only creates new files. Give the exact text to replace.`,
+        isError: true,
+      };
+    replaceOpened(file, input.new_string);
+    return {
+      content: `Wrote ${plural(Buffer.byteLength(input.new_string), "byte")} into the empty file ${input.file_path}.`,
+    };
+  }
+  const plan = planEdit(text, input.old_string, input.new_string);
+  if (plan.count === 0) {
+    return {
+      content: `old_string was not found in ${input.file_path}. It must match exactly, including whitespace and indentation: Read the file and copy the text to replace.`,
+      isError: true,
+    };
+  }
+  if (plan.count > 1 && input.replace_all !== true) {
+    return {
+      content: `old_string matches ${plural(plan.count, "place")} in ${input.file_path}; it must match exactly once. Add surrounding lines to make it unique, or set replace_all: true to replace all ${plan.count}.`,
+      isError: true,
+    };
+  }
+  replaceOpened(file, text.split(plan.oldString).join(plan.newString));
+  const note = plan.crlf ? " (matched with CRLF line endings, which were kept)" : "";
+  return { content: `Edited ${input.file_path}: replaced ${plural(plan.count, "occurrence")}${note}.` };
 }
 
 /**

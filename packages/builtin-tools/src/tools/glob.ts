@@ -2,10 +2,10 @@ import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { readPath } from "@agent-lattice/core/internal";
 import type { ToolContext } from "../context.js";
-import { picomatch } from "../glob-matcher.js";
+import { compileGlob, GlobPatternError, splitGlobBase } from "../glob.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
-import { readPath } from "../paths.js";
 import { fsErrorMessage, plural } from "../text.js";
 import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles, yieldToEventLoop } from "../walk.js";
 
@@ -36,7 +36,7 @@ export function createGlobTool(context: ToolContext): ToolDefinition<InferInput<
     async (input, extra) => {
       await context.ensureCwd();
       const searchRoot = readPath(context.cwd, input.path ?? ".");
-      const scan = picomatch().scan(input.pattern);
+      const scan = splitGlobBase(input.pattern);
       const base = resolve(searchRoot, scan.base || ".");
       try {
         if (scan.glob === "") {
@@ -50,7 +50,7 @@ export function createGlobTool(context: ToolContext): ToolDefinition<InferInput<
         if (!(await stat(base)).isDirectory()) {
           return { content: `${base} is not a directory. Give Glob a directory as path.`, isError: true };
         }
-        const match = picomatch()(scan.glob, { dot: true });
+        const match = compileGlob(scan.glob, { dot: true });
         const maxDepth = scan.glob.includes("**") ? undefined : scan.glob.split("/").length;
         const walk = await walkFiles(base, {
           accept: match,
@@ -72,6 +72,7 @@ export function createGlobTool(context: ToolContext): ToolDefinition<InferInput<
         return { content: [...shown, ...notes].join("\n") };
       } catch (error) {
         if ((error as Error).name === "AbortError") return { content: "Glob was aborted.", isError: true };
+        if (error instanceof GlobPatternError) return { content: `Invalid ${error.message}.`, isError: true };
         return { content: `Cannot search ${base}: ${fsErrorMessage(error)}.`, isError: true };
       }
     },

@@ -1,12 +1,12 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { readPath } from "@agent-lattice/core/internal";
 import type { ToolContext } from "../context.js";
-import { picomatch } from "../glob-matcher.js";
+import { compileGlob, GlobPatternError } from "../glob.js";
+import { type GrepFileMatch, type GrepOutcome, RegexBudgetError, searchInWorker } from "../grep-worker.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
-import { readPath } from "../paths.js";
-import { fsErrorMessage, looksBinary, plural, SNIFF_BYTES, truncateLine } from "../text.js";
-import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles, yieldToEventLoop } from "../walk.js";
+import { fsErrorMessage, plural, SNIFF_BYTES, truncateLine } from "../text.js";
+import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles } from "../walk.js";
 
 /** Characters of output per call; the rest is cut with a note. */
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
@@ -72,12 +72,8 @@ const schema = inputSchema({
 
 type GrepInput = InferInput<typeof schema>;
 
-interface FileMatch {
-  path: string;
-  lines: string[];
-  /** 0-based indexes of matching lines. */
-  hits: number[];
-}
+type FileMatch = GrepFileMatch;
+type SearchResult = GrepOutcome;
 
 export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> {
   return tool(
@@ -91,12 +87,10 @@ export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> 
     schema,
     async (input, extra) => {
       await context.ensureCwd();
-      let lineRegex: RegExp;
-      let fileRegex: RegExp;
+      const flags = input["-i"] ? "iu" : "u";
       try {
-        const flags = input["-i"] ? "iu" : "u";
-        lineRegex = new RegExp(input.pattern, flags);
-        fileRegex = new RegExp(input.pattern, `${flags}m`);
+        // Compiled here only to report a syntax error; the matching runs in the worker, under a deadline.
+        new RegExp(input.pattern, flags);
       } catch (error) {
         return {
           content: `Invalid regular expression ${JSON.stringify(input.pattern)}: ${(error as Error).message}. Grep uses JavaScript RegExp syntax; escape literal characters such as ( [ . * + ? with a backslash.`,
@@ -106,20 +100,37 @@ export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> 
       const root = readPath(context.cwd, input.path ?? ".");
       try {
         const info = await stat(root);
+        if (!info.isDirectory() && !info.isFile()) {
+          return {
+            content: `${root} is not a regular file or directory (a FIFO, socket or device); Grep reads regular files only.`,
+            isError: true,
+          };
+        }
         const mode = input.output_mode ?? "files_with_matches";
         const listing = info.isDirectory()
           ? await listFiles(root, input.glob, extra.signal)
           : { files: [root], truncated: false };
-        const search = await searchFiles(
-          listing.files,
-          fileRegex,
-          lineRegex,
-          mode === "content",
-          extra.signal,
-        );
+        const search =
+          listing.files.length === 0
+            ? { matches: [], binarySkipped: 0, largeSkipped: 0, specialSkipped: 0 }
+            : await searchInWorker(
+                {
+                  files: listing.files,
+                  pattern: input.pattern,
+                  flags,
+                  keepLines: mode === "content",
+                  maxFileBytes: GREP_MAX_FILE_BYTES,
+                  sniffBytes: SNIFF_BYTES,
+                },
+                extra.signal,
+              );
         return { content: render(input, mode, search, listing.truncated, root) };
       } catch (error) {
         if ((error as Error).name === "AbortError") return { content: "Grep was aborted.", isError: true };
+        if (error instanceof RegexBudgetError)
+          return { content: `Grep stopped: ${error.message}.`, isError: true };
+        if (error instanceof GlobPatternError)
+          return { content: `Invalid glob: ${error.message}.`, isError: true };
         return { content: `Cannot search ${root}: ${fsErrorMessage(error)}.`, isError: true };
       }
     },
@@ -129,82 +140,10 @@ export function createGrepTool(context: ToolContext): ToolDefinition<GrepInput> 
 
 async function listFiles(root: string, glob: string | undefined, signal: AbortSignal) {
   // A glob without "/" matches the file name at any depth (like ripgrep's --glob).
-  const matches =
-    glob === undefined ? undefined : picomatch()(glob, { dot: true, basename: !glob.includes("/") });
+  const matches = glob === undefined ? undefined : compileGlob(glob, { dot: true, basename: true });
   const walk = await walkFiles(root, { signal, ...(matches ? { accept: matches } : {}) });
   const prefix = root === "/" ? "" : root;
   return { files: walk.files.sort().map(file => `${prefix}/${file}`), truncated: walk.truncated };
-}
-
-interface SearchResult {
-  matches: FileMatch[];
-  binarySkipped: number;
-  largeSkipped: number;
-}
-
-async function searchFiles(
-  files: string[],
-  fileRegex: RegExp,
-  lineRegex: RegExp,
-  keepLines: boolean,
-  signal: AbortSignal,
-): Promise<SearchResult> {
-  const result: SearchResult = { matches: [], binarySkipped: 0, largeSkipped: 0 };
-  let sliceStart = Date.now();
-  for (const path of files) {
-    if (Date.now() - sliceStart > SLICE_MS) {
-      await yieldToEventLoop();
-      signal.throwIfAborted();
-      sliceStart = Date.now();
-    }
-    const buffer = readSmallFile(path);
-    if (buffer === "large") {
-      result.largeSkipped++;
-      continue;
-    }
-    if (buffer === undefined) continue; // vanished or unreadable: skipped like grep -s
-    if (looksBinary(buffer.subarray(0, SNIFF_BYTES))) {
-      result.binarySkipped++;
-      continue;
-    }
-    const text = buffer.toString("utf8");
-    // Whole-file test first: most files do not match, and this avoids splitting them into lines.
-    if (!fileRegex.test(text)) continue;
-    const lines = text.split("\n");
-    const hits: number[] = [];
-    const last = lastLine(lines);
-    for (let index = 0; index <= last; index++) {
-      const line = lines[index]!.endsWith("\r") ? lines[index]!.slice(0, -1) : lines[index]!;
-      if (lineRegex.test(line)) hits.push(index);
-    }
-    if (hits.length > 0) result.matches.push({ path, lines: keepLines ? lines : [], hits });
-  }
-  return result;
-}
-
-/** Milliseconds of synchronous reading between two yields to the event loop. */
-const SLICE_MS = 20;
-
-/** One open/fstat/read/close: the file's bytes, "large" past GREP_MAX_FILE_BYTES, undefined if unreadable. */
-function readSmallFile(path: string): Buffer | "large" | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const size = fstatSync(fd).size;
-    if (size > GREP_MAX_FILE_BYTES) return "large";
-    const buffer = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) {
-      const count = readSync(fd, buffer, read, size - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    return buffer.subarray(0, read);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 function render(
@@ -257,6 +196,8 @@ function skippedNote(search: SearchResult): string {
   const parts: string[] = [];
   if (search.binarySkipped > 0) parts.push(`${plural(search.binarySkipped, "binary file")}`);
   if (search.largeSkipped > 0) parts.push(`${plural(search.largeSkipped, "file")} over 20 MB`);
+  if (search.specialSkipped > 0)
+    parts.push(`${plural(search.specialSkipped, "file")} that turned out not to be regular (FIFO, device)`);
   return parts.length > 0 ? ` [Skipped ${parts.join(" and ")}.]` : "";
 }
 

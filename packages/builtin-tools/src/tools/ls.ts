@@ -1,9 +1,9 @@
 import { readdir, readlink, stat } from "node:fs/promises";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { readPath } from "@agent-lattice/core/internal";
 import type { ToolContext } from "../context.js";
-import { picomatch } from "../glob-matcher.js";
+import { compileGlobs, GlobPatternError } from "../glob.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
-import { readPath } from "../paths.js";
 import { fsErrorMessage, plural } from "../text.js";
 
 /** Entries listed per call; the rest is counted in a note. */
@@ -35,7 +35,7 @@ export function createLsTool(context: ToolContext): ToolDefinition<InferInput<ty
       const path = readPath(context.cwd, input.path ?? ".");
       try {
         const ignored =
-          input.ignore && input.ignore.length > 0 ? picomatch()(input.ignore, { dot: true }) : undefined;
+          input.ignore && input.ignore.length > 0 ? compileGlobs(input.ignore, { dot: true }) : undefined;
         const entries = (await readdir(path, { withFileTypes: true }))
           .filter(entry => !ignored?.(entry.name))
           .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -62,6 +62,8 @@ export function createLsTool(context: ToolContext): ToolDefinition<InferInput<ty
         }
         return { content: lines.join("\n") };
       } catch (error) {
+        if (error instanceof GlobPatternError)
+          return { content: `Invalid ignore ${error.message}.`, isError: true };
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOTDIR")
           return { content: `${path} is a file, not a directory. Use Read to read it.`, isError: true };

@@ -1,10 +1,11 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
-import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { constants } from "node:fs";
+import { type FileHandle, open, stat } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
+import { type ToolDefinition, type ToolResult, tool } from "@agent-lattice/core";
+import { readPath } from "@agent-lattice/core/internal";
 import type { ToolContext } from "../context.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
-import { readPath } from "../paths.js";
-import { fileLooksBinary, fsErrorMessage, plural, truncateLine } from "../text.js";
+import { fsErrorMessage, looksBinary, plural, SNIFF_BYTES, truncateLine } from "../text.js";
 
 /** Lines returned when the model gives no limit (as Claude Code's Read). */
 export const READ_DEFAULT_LIMIT = 2000;
@@ -12,8 +13,9 @@ export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
 /** Characters of numbered output per call; past this the call stops early and says how to page on. */
 export const READ_MAX_OUTPUT_CHARS = 100_000;
-/** Bytes scanned to count the file's lines after the requested page (a note says when we stopped). */
-const COUNT_SCAN_LIMIT = 256 * 1024 * 1024;
+/** Bytes read per call at most, page and line count together (a note says when the scan stopped). */
+export const READ_MAX_SCAN_BYTES = 256 * 1024 * 1024;
+const READ_CHUNK_BYTES = 256 * 1024;
 /** An unfinished line longer than this is cut while streaming, so one giant line cannot exhaust memory. */
 const PENDING_CAP = 1024 * 1024;
 
@@ -56,19 +58,36 @@ export function createReadTool(context: ToolContext): ToolDefinition<InferInput<
             isError: true,
           };
         }
-        if (info.size > 0 && (await fileLooksBinary(path))) {
+        // Never open a FIFO, socket or device: the open or the first read could wait forever, or have effects.
+        if (!info.isFile()) return notRegular(path);
+        const handle = await openForReading(path);
+        try {
+          if (!(await handle.stat()).isFile()) return notRegular(path);
+          const sniff = Buffer.alloc(SNIFF_BYTES);
+          const { bytesRead } = await handle.read(sniff, 0, SNIFF_BYTES, 0);
+          if (bytesRead === 0) return { content: `${path} is empty (0 bytes).` };
+          if (looksBinary(sniff.subarray(0, bytesRead))) {
+            return {
+              content:
+                `${path} looks like a binary file (${plural(info.size, "byte")}); Read returns text only. ` +
+                "Inspect it with Bash instead, e.g. `file <path>` or `xxd <path> | head`.",
+              isError: true,
+            };
+          }
           return {
-            content:
-              `${path} looks like a binary file (${plural(info.size, "byte")}); Read returns text only. ` +
-              "Inspect it with Bash instead, e.g. `file <path>` or `xxd <path> | head`.",
-            isError: true,
+            content: await readPage(
+              handle,
+              path,
+              input.offset ?? 1,
+              input.limit ?? READ_DEFAULT_LIMIT,
+              extra.signal,
+            ),
           };
+        } finally {
+          await handle.close();
         }
-        if (info.size === 0) return { content: `${path} is empty (0 bytes).` };
-        return {
-          content: await readPage(path, input.offset ?? 1, input.limit ?? READ_DEFAULT_LIMIT, extra.signal),
-        };
       } catch (error) {
+        if ((error as Error).name === "AbortError") return { content: "Read was aborted.", isError: true };
         return { content: `Cannot read ${path}: ${fsErrorMessage(error)}.`, isError: true };
       }
     },
@@ -76,8 +95,30 @@ export function createReadTool(context: ToolContext): ToolDefinition<InferInput<
   );
 }
 
-/** Streams the file so a page deep inside a huge file costs no more memory than the page itself. */
-async function readPage(path: string, offset: number, limit: number, signal: AbortSignal): Promise<string> {
+function notRegular(path: string): ToolResult {
+  return {
+    content: `${path} is not a regular file (a FIFO, socket or device); Read reads regular files only.`,
+    isError: true,
+  };
+}
+
+/** Opens for reading without blocking on a FIFO and without becoming a controlling terminal. */
+export function openForReading(path: string): Promise<FileHandle> {
+  return open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+}
+
+/**
+ * Reads the file in chunks so a page deep inside a huge file costs no more memory than the page itself. The work
+ * is bounded by the bytes actually read: at most READ_MAX_SCAN_BYTES per call, and the scan stops at the first
+ * NUL byte (binary data, or a sparse file's hole — whose apparent size is not its cost).
+ */
+async function readPage(
+  handle: FileHandle,
+  path: string,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<string> {
   const out: string[] = [];
   let outChars = 0;
   let lineNumber = 0; // lines completed so far
@@ -85,8 +126,7 @@ async function readPage(path: string, offset: number, limit: number, signal: Abo
   let stoppedForSize = false;
   let pending = "";
   let scanned = 0;
-  let countComplete = true;
-  const stream = createReadStream(path, { encoding: "utf8", signal });
+  let stop: string | undefined; // why the scan ended before the end of the file
   let pendingDropped = 0; // characters of an enormous unfinished line that were not kept
   const take = (line: string) => {
     lineNumber++;
@@ -103,8 +143,20 @@ async function readPage(path: string, offset: number, limit: number, signal: Abo
     outChars += text.length + 1;
     lastShown = lineNumber;
   };
-  for await (const chunk of stream as AsyncIterable<string>) {
-    scanned += Buffer.byteLength(chunk);
+  const decoder = new StringDecoder("utf8");
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  for (;;) {
+    signal.throwIfAborted();
+    const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK_BYTES, scanned);
+    if (bytesRead === 0) break;
+    let bytes = buffer.subarray(0, bytesRead);
+    const nul = bytes.indexOf(0);
+    if (nul !== -1) {
+      bytes = bytes.subarray(0, nul);
+      stop = `NUL bytes begin at byte ${scanned + nul} (binary data or a sparse region)`;
+    }
+    scanned += bytes.length;
+    const chunk = decoder.write(bytes);
     const pageDone = stoppedForSize || lineNumber >= offset + limit - 1;
     if (pageDone) {
       // Only counting now: no splitting, no strings kept.
@@ -121,15 +173,19 @@ async function readPage(path: string, offset: number, limit: number, signal: Abo
         pending = pending.slice(0, READ_MAX_LINE_CHARS + 1);
       }
     }
-    if (scanned > COUNT_SCAN_LIMIT && lineNumber >= offset + limit - 1) {
-      countComplete = false;
-      stream.destroy();
+    if (stop !== undefined) break;
+    if (scanned >= READ_MAX_SCAN_BYTES) {
+      stop = `Read stops after ${READ_MAX_SCAN_BYTES / (1024 * 1024)} MiB per call`;
       break;
     }
   }
-  if (pending !== "" && countComplete) take(pending);
+  pending += decoder.end();
+  if (pending !== "" && stop === undefined) take(pending);
+  const countComplete = stop === undefined;
   const total = lineNumber;
   if (out.length === 0) {
+    if (!countComplete)
+      return `${path}: no line ${offset} within the part that was read (${stop}). Use Bash (e.g. sed -n or tail) for the rest.`;
     return `${path} has ${plural(total, "line")}; offset ${offset} is past the end. Use an offset between 1 and ${total}.`;
   }
   const totalText = countComplete ? String(total) : `more than ${total}`;
@@ -142,6 +198,7 @@ async function readPage(path: string, offset: number, limit: number, signal: Abo
   } else if (offset > 1) {
     notes.push(`[Showing lines ${offset}-${lastShown} of ${totalText}.]`);
   }
+  if (stop !== undefined) notes.push(`[The scan stopped early: ${stop}.]`);
   return [...out, ...notes].join("\n");
 }
 

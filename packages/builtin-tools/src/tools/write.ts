@@ -1,9 +1,7 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import { type ToolDefinition, tool } from "@agent-lattice/core";
+import { UnsafeFileError, writeFileWithinScope } from "@agent-lattice/core/internal";
 import { type ToolContext, writeScope } from "../context.js";
 import { permissionDenied } from "../denial.js";
-import { checkWritePath } from "../grants.js";
 import { type InferInput, inputSchema } from "../input-schema.js";
 import { fsErrorMessage, plural } from "../text.js";
 
@@ -25,31 +23,24 @@ export function createWriteTool(context: ToolContext): ToolDefinition<InferInput
     schema,
     async (input, extra) => {
       await context.ensureCwd();
-      const check = checkWritePath(input.file_path, writeScope(context, extra));
-      if (!check.allowed) return permissionDenied({ tool: "Write", ...check });
-      // Write through the checked physical path, so a symlink swapped in after the check is not followed.
-      const target = check.resolvedPath;
       try {
-        const existed = await stat(target).then(
-          info => {
-            if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-            return true;
-          },
-          (error: NodeJS.ErrnoException) => {
-            if (error.code === "ENOENT") return false;
-            throw error;
-          },
-        );
-        await mkdir(dirname(target), { recursive: true });
-        await writeFile(target, input.content, "utf8");
+        // Decided on the descriptor actually opened (core's safe open), not on the path string.
+        const result = writeFileWithinScope(input.file_path, input.content, writeScope(context, extra));
+        if (!result.ok) return permissionDenied({ tool: "Write", ...result.denial });
         const lines = input.content === "" ? 0 : input.content.split("\n").length;
-        const where = target === input.file_path ? target : `${input.file_path} (${target})`;
+        const where = result.path === input.file_path ? result.path : `${input.file_path} (${result.path})`;
         return {
-          content: `${existed ? "Overwrote" : "Created"} ${where}: ${plural(Buffer.byteLength(input.content), "byte")}, ${plural(lines, "line")}.`,
+          content: `${result.existed ? "Overwrote" : "Created"} ${where}: ${plural(result.bytes, "byte")}, ${plural(lines, "line")}.`,
         };
       } catch (error) {
-        return { content: `Cannot write ${input.file_path}: ${fsErrorMessage(error)}.`, isError: true };
+        return { content: `Cannot write ${input.file_path}: ${unsafeMessage(error)}.`, isError: true };
       }
     },
   );
+}
+
+/** The message of an fs error, or of a refusal of the safe open (FIFO, device, hard link, directory). */
+export function unsafeMessage(error: unknown): string {
+  if (error instanceof UnsafeFileError) return error.message;
+  return fsErrorMessage(error);
 }

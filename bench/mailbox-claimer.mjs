@@ -1,0 +1,29 @@
+// One claimer process for bench/teams.mjs: claims and completes messages from a SQLite mailbox file until none is
+// left, then reports how many it handled.
+import { createSQLiteMailbox } from "@agent-lattice/mailbox-sqlite";
+import Database from "better-sqlite3";
+
+const [file, boxesJson, startAt] = process.argv.slice(2);
+const mailbox = createSQLiteMailbox({ database: new Database(file) });
+const boxes = JSON.parse(boxesJson);
+const wait = Number(startAt) - Date.now();
+if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait));
+let handled = 0;
+let idle = 0;
+while (idle < 2) {
+  let got = false;
+  for (const box of boxes) {
+    const message = await mailbox.claimNext(box);
+    if (!message) continue;
+    got = true;
+    handled += 1;
+    await mailbox.complete(message.id, message.claimToken);
+  }
+  if (got) idle = 0;
+  else {
+    let open = 0;
+    for (const box of boxes) open += (await mailbox.inbox(box, { status: "pending", limit: 1 })).length;
+    idle = open ? 0 : idle + 1;
+  }
+}
+process.send?.({ handled, finishedAt: Date.now() });

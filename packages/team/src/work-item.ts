@@ -1,0 +1,478 @@
+import type {
+  AgentLike,
+  ContextTracer,
+  DelegationRequest,
+  QueryOptions,
+  QueryRuntime,
+  ReportedUsage,
+  SDKMessage,
+  SDKResultMessage,
+  ToolHandlerExtra,
+  WorkspaceGrant,
+} from "@agent-lattice/core";
+import { AbortError } from "@agent-lattice/core";
+import { isAgentSpec, messageOf, runDelegatedChild } from "@agent-lattice/core/internal";
+import type { ClaimedTeamMessage, NewTeamMessage, SettledTeamMessage, TeamMessage } from "./mailbox.js";
+import { type MailboxToolContext, withMailboxContext } from "./mailbox-context.js";
+import { hasMailboxTools, installMailboxTools } from "./mailbox-tools.js";
+import type { WorkScheduler } from "./scheduler.js";
+import type { ResolvedMember, TeamContext, TeamEvents } from "./team-context.js";
+
+/** The runner settings a work item runs under. */
+export interface WorkSettings {
+  scheduler: WorkScheduler;
+  owner: string;
+  leaseMs: number;
+}
+
+/** Where a work item's run hangs in the caller's run tree and what it inherits from the caller's query. */
+export interface WorkParent {
+  /** The run the member's run records as its parent (the lead's run for asks, the team's run otherwise). */
+  runId: string;
+  /** The tool call that started the work (nested agent_message events carry it). */
+  toolUseId: string;
+  tracer: ContextTracer | undefined;
+  requestTimeoutMs: number | undefined;
+  context: unknown;
+}
+
+export interface WorkItemInput {
+  team: TeamContext;
+  events: TeamEvents;
+  settings: WorkSettings;
+  member: ResolvedMember;
+  /** Claims the message once the item may run: by id (delegations of this run) or the next one (drain). */
+  claim(): Promise<ClaimedTeamMessage | undefined>;
+  /** The message when known before the claim (delegations): cancelled if the run stops before it starts. */
+  message: TeamMessage | undefined;
+  parent: WorkParent;
+  emit: (message: SDKMessage) => Promise<void>;
+  /** Run-wide abort. */
+  signal: AbortSignal;
+  /** The run was interrupted: running members are interrupted, waiting items cancelled. */
+  interrupted: AbortSignal;
+}
+
+export type WorkStatus = "completed" | "failed" | "cancelled";
+
+export interface WorkItemOutcome {
+  /** The message as settled (undefined when nothing was claimed: drain found an empty mailbox). */
+  message: TeamMessage | undefined;
+  status: WorkStatus | "none" | "lost";
+  /** What the lead reads: the reply, or what went wrong. */
+  content: string;
+  isError: boolean;
+  usage: ReportedUsage | undefined;
+  /** Messages written upstream with the settle (the reply or the diagnostic follow-up). */
+  sent: TeamMessage[];
+  /** A member's run ended with an abort nobody asked the team for: the whole run must stop. */
+  abort: AbortError | undefined;
+}
+
+/**
+ * Runs one work item start to finish: waits for its mailbox and a slot, claims the message (lease renewed while it
+ * runs), runs the member through core's delegation path (agent_message nesting, output contract, spawned specs
+ * closed), and settles the message exactly once — completed with its reply, failed with a diagnostic follow-up
+ * upstream, or cancelled — streaming team events as it goes.
+ */
+export async function runWorkItem(input: WorkItemInput): Promise<WorkItemOutcome> {
+  const stop = AbortSignal.any([input.signal, input.interrupted]);
+  let release: (() => void) | undefined;
+  try {
+    release = await input.settings.scheduler.acquire(input.member.mailboxId, stop);
+  } catch {
+    return cancelUnstarted(input);
+  }
+  try {
+    if (stop.aborted) return await cancelUnstarted(input);
+    const claimed = await claimWhenFree(input, stop);
+    if (!claimed) {
+      if (stop.aborted) return await cancelUnstarted(input);
+      if (!input.message) return emptyOutcome("none");
+      const current = await input.team.mailbox.get(input.message.id);
+      return {
+        ...emptyOutcome("lost"),
+        message: current,
+        isError: true,
+        content: `team_work_unavailable: message ${input.message.id} could not be claimed (it is ${current?.status ?? "gone"}); another worker may own it.`,
+      };
+    }
+    await input.events.message("claimed", claimed, input.emit);
+    return await runClaimed(input, claimed);
+  } finally {
+    release?.();
+  }
+}
+
+/**
+ * Claims the item's message. A known message that is still pending but cannot be claimed yet is waiting for its
+ * mailbox: another process is running that member's current message (members work serially across processes too),
+ * so the claim is retried until it succeeds, the message is taken or settled elsewhere, or the run stops.
+ */
+async function claimWhenFree(
+  input: WorkItemInput,
+  stop: AbortSignal,
+): Promise<ClaimedTeamMessage | undefined> {
+  let delay = 25;
+  while (true) {
+    const claimed = await input.claim();
+    if (claimed || !input.message || stop.aborted) return claimed;
+    const current = await input.team.mailbox.get(input.message.id);
+    if (current?.status !== "pending") return undefined;
+    await sleep(delay, stop);
+    delay = Math.min(delay * 2, 1000);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+async function cancelUnstarted(input: WorkItemInput): Promise<WorkItemOutcome> {
+  if (!input.message) return emptyOutcome("none");
+  const reason = input.signal.aborted ? "aborted" : "interrupted";
+  const cancelled = await input.team.mailbox.cancel(input.message.id, {
+    outcome: {
+      content: `Cancelled before it started: the team run was ${reason}.`,
+      error: { code: reason, message: reason },
+    },
+  });
+  if (cancelled) await input.events.message("cancelled", cancelled, input.emit);
+  return {
+    ...emptyOutcome("cancelled"),
+    message: cancelled ?? input.message,
+    isError: true,
+    content: `cancelled: the team run was ${reason} before this work started.`,
+  };
+}
+
+function emptyOutcome(status: "none" | "lost" | WorkStatus): WorkItemOutcome {
+  return {
+    message: undefined,
+    status,
+    content: "",
+    isError: false,
+    usage: undefined,
+    sent: [],
+    abort: undefined,
+  };
+}
+
+async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Promise<WorkItemOutcome> {
+  const { team, member, settings, events } = input;
+  const lease = new AbortController();
+  const heartbeat = setInterval(
+    () => {
+      team.mailbox.renew(claimed.id, claimed.claimToken, settings.leaseMs).then(
+        held => {
+          if (!held)
+            lease.abort(new AbortError("The mailbox claim was lost (its lease expired and was reclaimed)."));
+        },
+        () => {}, // a failed renewal is retried at the next beat; the lease covers several beats
+      );
+    },
+    Math.max(10, Math.floor(settings.leaseMs / 3)),
+  );
+  heartbeat.unref?.();
+
+  const work: MailboxToolContext = {
+    team,
+    events,
+    mailboxId: member.mailboxId,
+    current: claimed,
+    reply: undefined,
+    followups: [],
+    sent: [],
+    emit: input.emit,
+  };
+  const { target, spawned } = memberTarget(member, work);
+  const signal = AbortSignal.any([input.signal, lease.signal]);
+  const started = { message_id: claimed.id, work_item_id: claimed.workItemId, thread_id: claimed.threadId };
+  await events.agent(
+    { subtype: "started", agent: member.name, mailbox: member.mailboxId, ...started },
+    input.emit,
+  );
+
+  let result: SDKResultMessage | undefined;
+  let content: string;
+  let isError: boolean;
+  let usage: ReportedUsage | undefined;
+  try {
+    const extra: ToolHandlerExtra = {
+      context: input.parent.context,
+      signal,
+      toolUseId: input.parent.toolUseId,
+      sessionId: team.sessionId,
+      permissions: {},
+      emit: async message => {
+        // The member's own result arrives as a top-level agent_message of this call (deeper ones are nested).
+        if (
+          message.type === "agent_message" &&
+          message.tool_use_id === input.parent.toolUseId &&
+          message.message.type === "result"
+        )
+          result = message.message;
+        await input.emit(message);
+      },
+      run: {
+        runId: input.parent.runId,
+        tracer: input.parent.tracer,
+        requestTimeoutMs: input.parent.requestTimeoutMs,
+        interrupted: input.interrupted,
+        runtime: undefined,
+      },
+    };
+    const request: DelegationRequest = {
+      tool: member.name,
+      factory: "agentTool",
+      mode: modeOf(claimed),
+      target,
+      prompt: promptOf(claimed, member.mailboxId),
+      input: undefined,
+      grants: grantsOf(claimed),
+      outputSchema: member.outputSchema,
+    };
+    const answer = await runDelegatedChild(request, extra);
+    content = typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
+    isError = answer.isError === true;
+    usage = answer.usage;
+  } catch (error) {
+    content = `child_error: the member failed: ${messageOf(error)}`;
+    isError = true;
+  } finally {
+    clearInterval(heartbeat);
+    await spawned?.close().catch(() => {});
+  }
+
+  const settled = await settle(input, claimed, work, { result, content, isError, lease: lease.signal });
+  const status = settled.status;
+  await events.agent(
+    {
+      subtype: "finished",
+      agent: member.name,
+      mailbox: member.mailboxId,
+      ...started,
+      ...(status === "lost" || status === "none" ? {} : { status }),
+      ...(result ? { usage: result.usage } : {}),
+    },
+    input.emit,
+  );
+  return { ...settled, usage };
+}
+
+interface RunEnd {
+  result: SDKResultMessage | undefined;
+  content: string;
+  isError: boolean;
+  lease: AbortSignal;
+}
+
+/** Decides the terminal status and writes it with its upstream message in one atomic mailbox step. */
+async function settle(
+  input: WorkItemInput,
+  claimed: ClaimedTeamMessage,
+  work: MailboxToolContext,
+  end: RunEnd,
+): Promise<Omit<WorkItemOutcome, "usage">> {
+  const { mailbox } = input.team;
+  const token = claimed.claimToken;
+  const subtype = end.result?.subtype;
+  const runAborted = input.signal.aborted;
+  const memberAborted = !runAborted && subtype === "error_abort" && !end.lease.aborted;
+  const interrupted = input.interrupted.aborted || subtype === "interrupted";
+
+  if (end.lease.aborted && !runAborted) {
+    return {
+      message: await mailbox.get(claimed.id),
+      status: "lost",
+      content: `team_claim_lost: the lease on message ${claimed.id} expired and another worker reclaimed it; its outcome is theirs to report.`,
+      isError: true,
+      sent: [],
+      abort: undefined,
+    };
+  }
+
+  if (runAborted || memberAborted || interrupted || subtype === "error_abort") {
+    const reason = runAborted || memberAborted || subtype === "error_abort" ? "aborted" : "interrupted";
+    const cancelled = await mailbox.cancel(claimed.id, {
+      claimToken: token,
+      outcome: { content: `The member's run was ${reason}.`, error: { code: reason, message: end.content } },
+    });
+    if (cancelled) await input.events.message("cancelled", cancelled, input.emit);
+    return {
+      message: cancelled ?? (await mailbox.get(claimed.id)),
+      status: cancelled ? "cancelled" : "lost",
+      content: `cancelled: ${input.member.name}'s run was ${reason}.`,
+      isError: true,
+      sent: [],
+      abort: memberAborted
+        ? new AbortError(`Member "${input.member.name}" was aborted; the team run stops.`, {
+            cause: end.result?.error,
+          })
+        : undefined,
+    };
+  }
+
+  const upstream = (kind: "reply" | "followup", content: string, metadata: Record<string, unknown> = {}) =>
+    ({
+      from: input.member.mailboxId,
+      to: claimed.from,
+      kind,
+      content,
+      parentMessageId: claimed.id,
+      threadId: claimed.threadId,
+      workItemId: claimed.workItemId,
+      metadata: { member: input.member.name, ...metadata },
+    }) satisfies NewTeamMessage;
+  const failure = errorOf(end);
+  let outcome: SettledTeamMessage | undefined;
+  let status: WorkStatus;
+  let content = end.content;
+
+  if (claimed.kind === "delegation") {
+    if (!end.isError) {
+      // An explicit team_reply stands in for plain final text; a structured result always wins (it is the contract).
+      const structured =
+        input.member.outputSchema !== undefined || end.result?.structuredResult !== undefined;
+      if (work.reply !== undefined && !structured) content = work.reply;
+      status = "completed";
+      outcome = await mailbox.complete(claimed.id, token, {
+        outcome: { content },
+        send: [upstream("reply", content)],
+      });
+    } else {
+      status = "failed";
+      outcome = await mailbox.fail(claimed.id, token, {
+        outcome: { content, error: failure },
+        send: [upstream("followup", content, { diagnostic: true, error: failure })],
+      });
+    }
+  } else if (claimed.kind === "message") {
+    if (work.reply !== undefined) {
+      status = "completed";
+      content = work.reply;
+      outcome = await mailbox.complete(claimed.id, token, {
+        outcome: { content },
+        send: [upstream("reply", content)],
+      });
+    } else if (work.followups.length) {
+      status = "completed";
+      content = `${input.member.name} followed up (${work.followups.length}) without a final reply yet.`;
+      outcome = await mailbox.complete(claimed.id, token, { outcome: { content } });
+    } else {
+      status = "failed";
+      const finalText = end.result?.result ? ` Its final text was: ${end.result.result}` : "";
+      content = end.isError
+        ? `${input.member.name} failed on message ${claimed.id} without replying: ${end.content}`
+        : `no_reply: ${input.member.name} ended its run on message ${claimed.id} without calling team_reply or team_followup, so the message is marked failed.${finalText}`;
+      const error = end.isError ? failure : { code: "no_reply", message: content };
+      outcome = await mailbox.fail(claimed.id, token, {
+        outcome: { content, error },
+        send: [upstream("followup", content, { diagnostic: true, error })],
+      });
+    }
+  } else {
+    // A reply or follow-up addressed to a member is information: reading it is handling it.
+    status = end.isError ? "failed" : "completed";
+    outcome = end.isError
+      ? await mailbox.fail(claimed.id, token, { outcome: { content, error: failure } })
+      : await mailbox.complete(claimed.id, token, { outcome: { content } });
+  }
+
+  if (!outcome) {
+    return {
+      message: await mailbox.get(claimed.id),
+      status: "lost",
+      content: `team_claim_lost: message ${claimed.id} was reclaimed by another worker before this run could settle it.`,
+      isError: true,
+      sent: [],
+      abort: undefined,
+    };
+  }
+  await input.events.message(status, outcome.message, input.emit);
+  for (const sent of outcome.sent) await input.events.message("sent", sent, input.emit);
+  return {
+    message: outcome.message,
+    status,
+    content,
+    isError: status !== "completed",
+    sent: outcome.sent,
+    abort: undefined,
+  };
+}
+
+function errorOf(end: RunEnd): { code: string; message: string } {
+  const error = end.result?.error;
+  if (error) return { code: error.code, message: error.message };
+  if (end.result && end.result.subtype !== "success")
+    return { code: end.result.subtype, message: end.content };
+  const code = /^([a-z_]+):/.exec(end.content)?.[1] ?? "member_failed";
+  return { code, message: end.content };
+}
+
+/**
+ * The member as the delegation path runs it: a spec spawns a fresh session (with the mailbox tools) that is
+ * closed afterwards; an agent that carries the mailbox tools runs with this work's mailbox context as its query
+ * runtime; anything else (a nested team, a host AgentLike) runs as it is.
+ */
+function memberTarget(
+  member: ResolvedMember,
+  work: MailboxToolContext,
+): { target: AgentLike<any, any>; spawned: { close(): Promise<void> } | undefined } {
+  const agent = member.member.agent;
+  const spawned = isAgentSpec(agent) ? agent.spawn() : undefined;
+  if (spawned) installMailboxTools(spawned, `teamMember("${member.name}")`);
+  const session = (spawned ?? agent) as AgentLike<any, any>;
+  if (!hasMailboxTools(session)) return { target: session, spawned };
+  const runtime: QueryRuntime = withMailboxContext({}, work);
+  const withRuntime = (options: QueryOptions<any> | undefined): QueryOptions<any> => ({
+    ...options,
+    runtime,
+  });
+  const target: AgentLike<any, any> = {
+    query: (prompt, options) => session.query(prompt, withRuntime(options)),
+    prompt: (prompt, options) => session.prompt(prompt, withRuntime(options)),
+    interrupt: () => session.interrupt(),
+  };
+  return { target, spawned };
+}
+
+function modeOf(message: TeamMessage): "ask" | "handoff" {
+  return message.metadata.mode === "ask" ? "ask" : "handoff";
+}
+
+/** Accepted grants recorded in the message's metadata (already covered-checked and physical). */
+export function grantsOf(message: TeamMessage): WorkspaceGrant[] {
+  const grants = message.metadata.workspaceGrants;
+  return Array.isArray(grants) ? (grants as WorkspaceGrant[]) : [];
+}
+
+/**
+ * A delegation's content is the task as rendered for a direct ask (so a member behaves the same inside and outside
+ * a team). Other messages are framed so the member knows where it came from and how to answer.
+ */
+export function promptOf(message: TeamMessage, mailboxId: string): string {
+  if (message.kind === "delegation") return message.content;
+  const header = [
+    `Team mailbox ${mailboxId} received a ${message.kind} from ${message.from}.`,
+    `message_id: ${message.id}`,
+    `thread_id: ${message.threadId}`,
+  ].join("\n");
+  const grants = grantsOf(message);
+  const grantText = grants.length
+    ? `\n\nShared workspace grants for this task (you may write under these directories):\n${grants.map(grant => `- ${grant.root}${grant.reason ? ` (${grant.reason})` : ""}`).join("\n")}`
+    : "";
+  const instruction =
+    message.kind === "message"
+      ? "Handle it, then call team_reply with your final result (or team_followup to report progress or ask upstream). If you end without either, the message is marked failed."
+      : "This answers earlier work of yours; act on it if needed. No reply is required.";
+  return `${header}\n\n${message.content}${grantText}\n\n${instruction}`;
+}

@@ -1,0 +1,28 @@
+import { AgentLatticeError } from "@agent-lattice/core";
+
+/** A trace file could not be read (missing, a directory, no permission). `path` is the file as given. */
+export class TraceFileError extends AgentLatticeError {
+  static override readonly errorCode = "trace_file_unreadable";
+  readonly path: string;
+  constructor(path: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      "trace_file_unreadable",
+      `Cannot read trace file ${JSON.stringify(path)}: ${reason}. Pass the JSONL file a tracer writes ` +
+        `(createJsonlContextTracer({ path })).`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/** The page assets (dist/viewer-page.js, .css) are missing: the package was not built or was installed incompletely. */
+export class TraceViewerAssetsError extends AgentLatticeError {
+  static override readonly errorCode = "trace_viewer_assets_missing";
+  constructor(detail: string) {
+    super(
+      "trace_viewer_assets_missing",
+      `The trace viewer's page assets are missing (${detail}). Reinstall @agent-lattice/trace-viewer, or run ` +
+        "`pnpm build` in a checkout of the repository.",
+    );
+  }
+}
