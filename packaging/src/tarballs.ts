@@ -17,7 +17,7 @@ const isInternal = (name: string) => name === "agent-lattice" || name.startsWith
 
 /**
  * The tarballs to hand npm for installing `names`: theirs plus those of every internal package they depend on
- * (transitively), since those are not on the registry yet. Nothing else: other dependencies come from the registry.
+ * or peer on (transitively), since those are not on the registry yet. Nothing else: other dependencies come from the registry.
  */
 export function tarballsFor(names: string[]): string[] {
   const tarballs = inject("tarballs");
@@ -28,7 +28,10 @@ export function tarballsFor(names: string[]): string[] {
     const info = packages.get(name);
     if (!info) throw new Error(`${name} is not a package under packages/`);
     wanted.add(name);
-    for (const dep of Object.keys(info.dependencies)) if (isInternal(dep)) visit(dep);
+    // Internal peers too (a mailbox adapter's @agent-lattice/team): npm would look them up on the registry.
+    for (const dep of [...Object.keys(info.dependencies), ...Object.keys(info.peerDependencies)]) {
+      if (isInternal(dep)) visit(dep);
+    }
   };
   for (const name of names) visit(name);
   return [...wanted].map(name => {
