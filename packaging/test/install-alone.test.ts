@@ -76,6 +76,8 @@ const PENDING_SMOKE: Record<string, string> = {
   team: "landed without a smoke program yet",
   "mailbox-sqlite": "landed without a smoke program yet (see COMBINATIONS for its better-sqlite3 peer range)",
   "trace-viewer": "landed without a smoke program yet",
+  "tracing-langfuse": "landed without a smoke program yet",
+  "tracing-langsmith": "landed without a smoke program yet",
 };
 
 for (const info of adapters) {

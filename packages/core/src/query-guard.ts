@@ -72,7 +72,7 @@ export class QueryGuard {
         await batch.record(await batch.done);
       }
       const last = conversation.messages.at(-1);
-      if (last?.role === "assistant") {
+      if (last?.role === "assistant" && !last.pendingBatch) {
         const unanswered = toolUseIds(last);
         if (unanswered.length) await conversation.append({ role: "user", content: unanswered.map(notRun) });
       }
