@@ -1,60 +1,104 @@
-// Benchmark: install footprint as a user gets it. Packs the workspace packages, installs them with npm into
-// an empty project (dependencies from the registry, zod as the user installs it) and measures node_modules.
-// Targets: @agent-lattice/core <= 23 MB with its dependencies, the umbrella <= 40 MB.
+// Benchmark: install footprint and cold import time as a user gets them. Packs the workspace packages, installs
+// each subject with npm into an empty project of its own (dependencies from the registry, zod as the user installs
+// it), measures node_modules on disk, then times `await import(name)` in fresh processes, subjects interleaved.
+// Beside ours, in the same run and installed the same way: @openai/agents, ai (Vercel AI SDK), @anthropic-ai/sdk.
+// Targets: @agent-lattice/core <= 23 MB with its dependencies, agent-lattice <= 40 MB with every adapter's
+// dependency, and the umbrella's cold import under half of ai's.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./mock-server.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const RUNS = Number(process.env.RUNS ?? 9);
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
-function pack(pkgDir, outDir) {
-  run("pnpm", ["pack", "--pack-destination", outDir], join(root, pkgDir));
+/** Packs every published package under packages/; returns name → tarball path. */
+function packAll(outDir) {
+  const tarballs = {};
+  for (const dir of readdirSync(join(root, "packages"))) {
+    const pkg = JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8"));
+    if (pkg.private) continue;
+    const before = new Set(readdirSync(outDir));
+    run("pnpm", ["pack", "--pack-destination", outDir], join(root, "packages", dir));
+    tarballs[pkg.name] = join(
+      outDir,
+      readdirSync(outDir).find(file => !before.has(file)),
+    );
+  }
+  return tarballs;
 }
 
-function installedMegabytes(tarballs) {
+function install(specs) {
   const dir = mkdtempSync(join(tmpdir(), "al-footprint-"));
-  try {
-    run("npm", ["init", "-y"], dir);
-    run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...tarballs, "zod@4"], dir);
-    const kb = Number(run("du", ["-sk", "node_modules"], dir).split("\t")[0]);
-    return +(kb / 1024).toFixed(1);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  writeFileSync(join(dir, "package.json"), '{ "name": "bench-user", "private": true }\n');
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", ...specs], dir);
+  const kb = Number(run("du", ["-sk", "node_modules"], dir).split("\t")[0]);
+  return { dir, megabytes: +(kb / 1024).toFixed(1) };
+}
+
+/** Milliseconds for `await import(name)` in a fresh process (module loading only, not process start-up). */
+function coldImportMs(dir, name) {
+  const source = `const t = performance.now(); await import(${JSON.stringify(name)}); console.log(performance.now() - t);`;
+  return Number(run(process.execPath, ["--input-type=module", "-e", source], dir).trim());
 }
 
 export function runFootprint() {
   const out = mkdtempSync(join(tmpdir(), "al-packs-"));
+  const installed = [];
   try {
-    for (const pkg of [
-      "packages/core",
-      "packages/testing",
-      "packages/builtin-tools",
-      "packages/agent-lattice",
-    ])
-      pack(pkg, out);
-    const tarball = prefix =>
-      join(
-        out,
-        readdirSync(out).find(name => name.startsWith(prefix)),
-      );
-    const core = tarball("agent-lattice-core-");
-    const testing = tarball("agent-lattice-testing-");
-    const builtinTools = tarball("agent-lattice-builtin-tools-");
-    const umbrella = tarball("agent-lattice-0");
+    const tarballs = packAll(out);
+    const ours = names =>
+      Object.entries(tarballs)
+        .filter(([name]) => names(name))
+        .map(([, path]) => path);
+    const subjects = [
+      // Core alone: no other package of ours.
+      { name: "@agent-lattice/core", specs: [tarballs["@agent-lattice/core"], "zod@4"] },
+      // The umbrella with every package it depends on (all of ours, so every adapter's dependency).
+      { name: "agent-lattice", specs: [...ours(() => true), "zod@4"] },
+      { name: "@openai/agents", specs: ["@openai/agents", "zod@4"] },
+      { name: "ai", specs: ["ai", "zod@4"] },
+      { name: "@anthropic-ai/sdk", specs: ["@anthropic-ai/sdk"] },
+    ];
+    for (const subject of subjects) installed.push({ ...subject, ...install(subject.specs) });
+
+    const times = Object.fromEntries(installed.map(subject => [subject.name, []]));
+    for (let round = 0; round < RUNS + 1; round++) {
+      for (const subject of installed) {
+        const ms = coldImportMs(subject.dir, subject.name);
+        if (round > 0) times[subject.name].push(ms); // the first round warms the OS file cache
+      }
+    }
+    const versionOf = subject =>
+      JSON.parse(readFileSync(join(subject.dir, "node_modules", subject.name, "package.json"), "utf8"))
+        .version;
+    const rows = installed.map(subject => ({
+      package: `${subject.name}@${versionOf(subject)}`,
+      installMB: subject.megabytes,
+      coldImportMedianMs: +median(times[subject.name]).toFixed(1),
+      coldImportSpreadMs: [
+        +Math.min(...times[subject.name]).toFixed(1),
+        +Math.max(...times[subject.name]).toFixed(1),
+      ],
+    }));
+    const byName = name => rows.find(row => row.package.startsWith(`${name}@`));
     const report = {
-      benchmark: "install footprint (npm install, incl. zod)",
-      coreMB: installedMegabytes([core]),
-      umbrellaMB: installedMegabytes([core, testing, builtinTools, umbrella]),
-      target: "core <= 23 MB, umbrella <= 40 MB",
+      benchmark: "install footprint (npm install, zod where a peer) and cold import (fresh process, medians)",
+      runs: RUNS,
+      rows,
+      umbrellaImportOverAi: +(
+        byName("agent-lattice").coldImportMedianMs / byName("ai").coldImportMedianMs
+      ).toFixed(2),
+      target: "core <= 23 MB, umbrella <= 40 MB, umbrella cold import < 0.5 x ai's",
     };
     console.log(JSON.stringify(report, null, 2));
     return report;
   } finally {
+    for (const subject of installed) rmSync(subject.dir, { recursive: true, force: true });
     rmSync(out, { recursive: true, force: true });
   }
 }

@@ -3,18 +3,9 @@
 // use Anthropic's multipliers: input + 1.25 × cache writes (5-minute lifetime) + 0.1 × cache reads.
 // Token counts are the mock's deterministic estimate (JSON characters / 4), so every figure is exact for the
 // scenario; the spread is shown by varying the scenario (tool-result size, loop length), not by repeating it.
-
 import { createTeam, teamMember } from "@agent-lattice/team";
-import {
-  agentTool,
-  createBareAgent,
-  defineAgent,
-  startMockAnthropicServer,
-  systemText,
-  textTurn,
-  tool,
-  toolTurn,
-} from "agent-lattice";
+import { agentTool, createBareAgent, defineAgent, tool } from "agent-lattice";
+import { startMockAnthropicServer, systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { z } from "zod/v4";
 
 const MODEL = "claude-sonnet-4-5"; // 1,024-token minimum cacheable prefix in the simulation

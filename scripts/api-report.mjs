@@ -25,7 +25,8 @@ function entries(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const out = [];
   for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
-    const types = typeof target === "object" ? target.types : undefined;
+    // Types sit under each condition ({ import: { types }, require: { types } }); the ESM declarations are the API.
+    const types = typeof target === "object" ? (target.types ?? target.import?.types) : undefined;
     if (typeof types === "string") out.push([subpath, join(dir, types)]);
   }
   return { name: pkg.name, entries: out };

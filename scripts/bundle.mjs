@@ -4,7 +4,10 @@
 // same module state).
 // Why bundle: Node's ESM loader pays per module; one file per entry keeps `import "agent-lattice"` cheap (the
 // cold-start target), while tsc still emits the .d.ts files. Run from a package directory.
-import { existsSync, readFileSync } from "node:fs";
+// Each exports entry also gets a CommonJS face for `require()`: `<entry>.cjs` hands back the ESM build itself
+// (Node ^20.19 || >=22.12 can require() an ES module without top-level await), so `require` and `import` share
+// one module instance, and `<entry>.d.cts` gives TypeScript's CommonJS resolution the same declarations.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename } from "node:path";
 import { build } from "rolldown";
@@ -14,6 +17,7 @@ const builtins = new Set([...builtinModules, ...builtinModules.map(name => `node
 /**
  * { "index": "src/index.ts", "internal": "src/internal.ts", … } from the package's exports map, plus each `bin`
  * that points at dist/<name>.js with a src/<name>.ts beside it (a command's entry; its #! line is kept).
+ * `exported` names the entries of the exports map (those get a require() face; commands do not).
  */
 function entryPoints() {
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -22,16 +26,21 @@ function entryPoints() {
     const source = typeof target === "object" ? target["@agent-lattice/source"] : undefined;
     if (typeof source === "string" && source.endsWith(".ts")) input[basename(source, ".ts")] = source;
   }
+  const exported = Object.keys(input);
   const bins = typeof pkg.bin === "string" ? [pkg.bin] : Object.values(pkg.bin ?? {});
   for (const bin of bins) {
     const name = /^(?:\.\/)?dist\/([\w-]+)\.js$/.exec(bin)?.[1];
     if (name && existsSync(`src/${name}.ts`)) input[name] = `src/${name}.ts`;
   }
-  return Object.keys(input).length ? input : { index: "src/index.ts" };
+  return Object.keys(input).length
+    ? { input, exported }
+    : { input: { index: "src/index.ts" }, exported: ["index"] };
 }
 
+const { input, exported } = entryPoints();
+
 await build({
-  input: entryPoints(),
+  input,
   platform: "node",
   // Bare specifiers are dependencies (or Node built-ins): resolved by the consumer, never inlined.
   external: id => builtins.has(id) || !(id.startsWith(".") || id.startsWith("/")),
@@ -44,3 +53,11 @@ await build({
   },
   logLevel: "warn",
 });
+
+for (const name of exported) {
+  writeFileSync(
+    `dist/${name}.cjs`,
+    `"use strict";\n// require() of the ES module build (Node ^20.19 || >=22.12): one module instance for require and import.\nmodule.exports = require("./${name}.js");\n`,
+  );
+  writeFileSync(`dist/${name}.d.cts`, `export * from "./${name}.js";\n`);
+}

@@ -22,11 +22,9 @@ import {
   createBareAgent,
   createJsonlHistoryStore,
   type SDKResultMessage,
-  startMockAnthropicServer,
-  textTurn,
   tool,
-  toolTurn,
 } from "agent-lattice";
+import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
 import { z } from "zod/v4";
 
 interface Model {

@@ -9,7 +9,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { connectMCPStdioServer } from "@agent-lattice/mcp";
-import { createBareAgent, startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice";
+import { createBareAgent } from "agent-lattice";
+import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
 import { type Provider, resolveProvider } from "./provider.js";
 
 const PROMPT = "Which files are in the examples directory, and what does its README say the examples are?";

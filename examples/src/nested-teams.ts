@@ -6,7 +6,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { createTeam, teamMember } from "@agent-lattice/team";
-import { createBareAgent, textTurn, toolUse, turn } from "agent-lattice";
+import { createBareAgent } from "agent-lattice";
+import { textTurn, toolUse, turn } from "agent-lattice/testing";
 import { renderTeamEvent } from "./render-team.js";
 import { heardBack, resolveTeamProvider } from "./team-provider.js";
 

@@ -1,4 +1,4 @@
-import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice";
+import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
 
 export interface Provider {
   label: string;

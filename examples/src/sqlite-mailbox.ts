@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSQLiteMailbox } from "@agent-lattice/mailbox-sqlite";
 import { createTeam, teamMember } from "@agent-lattice/team";
-import { createBareAgent, textTurn, toolTurn } from "agent-lattice";
+import { createBareAgent } from "agent-lattice";
+import { textTurn, toolTurn } from "agent-lattice/testing";
 import Database from "better-sqlite3";
 import { heardBack, resolveTeamProvider } from "./team-provider.js";
 

@@ -1,4 +1,4 @@
-import { type MockScriptItem, type RecordedRequest, startMockAnthropicServer } from "agent-lattice";
+import { type MockScriptItem, type RecordedRequest, startMockAnthropicServer } from "agent-lattice/testing";
 import type { Provider } from "./provider.js";
 
 /** Plays one agent of a team offline: `role` is the keyword its system prompt starts with. */

@@ -7,7 +7,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { createMemoryMailbox, createTeam, teamMember } from "@agent-lattice/team";
-import { createBareAgent, text, textTurn, toolUse, turn } from "agent-lattice";
+import { createBareAgent } from "agent-lattice";
+import { text, textTurn, toolUse, turn } from "agent-lattice/testing";
 import { renderTeamEvent } from "./render-team.js";
 import { heardBack, lastUserText, resolveTeamProvider } from "./team-provider.js";
 

@@ -12,11 +12,9 @@ import {
   defineContextTracer,
   type PromptCaching,
   type ReportedUsage,
-  startMockAnthropicServer,
-  textTurn,
   tool,
-  toolTurn,
 } from "agent-lattice";
+import { startMockAnthropicServer, textTurn, toolTurn } from "agent-lattice/testing";
 import { z } from "zod/v4";
 
 const ITEMS = 6;

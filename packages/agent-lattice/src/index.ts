@@ -1,59 +1,11 @@
 // agent-lattice: the umbrella package. Re-exports every public name of the scoped packages and wires
-// the defaults (createAgent's workspace) that core leaves to a distribution.
+// the defaults (createAgent's workspace) that core leaves to a distribution. The offline test kit
+// (@agent-lattice/testing) is on its own subpath, `agent-lattice/testing`, so it never loads with the root.
 export * from "@agent-lattice/builtin-tools";
 export * from "@agent-lattice/core";
-// The offline Anthropic-compatible mock server and scripted client. Core owns the canonical raw stream
-// event types, so the mock's own copies of them are not re-exported here.
-export {
-  type AnthropicErrorBody,
-  cacheBreakpoints,
-  createScriptedModelClient,
-  defaultMinCacheableTokens,
-  dropConnection,
-  estimateTokens,
-  hang,
-  httpError,
-  invalidRequest,
-  type MockAnthropicServer,
-  type MockAnthropicServerOptions,
-  type MockContentBlock,
-  type MockFault,
-  type MockResponder,
-  type MockScriptItem,
-  type MockToolCall,
-  type MockTurn,
-  type MockTurnOptions,
-  type MockUsage,
-  overloaded,
-  type PromptBlock,
-  type PromptCacheBreakpoint,
-  type PromptCacheOptions,
-  type PromptCacheOutcome,
-  type PromptCachePlan,
-  PromptCacheRequestError,
-  PromptCacheSimulator,
-  type PromptCacheUsage,
-  promptBlocks,
-  promptTooLong,
-  type RecordedRequest,
-  rateLimited,
-  type ScriptedModelClient,
-  type ScriptedModelClientOptions,
-  ScriptedModelError,
-  type ScriptedModelRequest,
-  type ScriptedModelResponse,
-  type ScriptedRequest,
-  type ScriptedResponder,
-  serverError,
-  startMockAnthropicServer,
-  streamError,
-  systemText,
-  text,
-  textTurn,
-  thinking,
-  toolTurn,
-  toolUse,
-  turn,
-  unauthorized,
-} from "@agent-lattice/testing";
+export * from "@agent-lattice/mailbox-sqlite";
+export * from "@agent-lattice/mcp";
+export * from "@agent-lattice/team";
+export * from "@agent-lattice/tracing-langfuse";
+export * from "@agent-lattice/tracing-langsmith";
 export { createAgent, defineAgent } from "./create-agent.js";

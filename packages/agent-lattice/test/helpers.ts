@@ -1,4 +1,8 @@
-import { type MockAnthropicServer, type MockScriptItem, startMockAnthropicServer } from "agent-lattice";
+import {
+  type MockAnthropicServer,
+  type MockScriptItem,
+  startMockAnthropicServer,
+} from "agent-lattice/testing";
 import { afterEach, vi } from "vitest";
 
 const servers: MockAnthropicServer[] = [];

@@ -1,18 +1,15 @@
 // Prompt caching with createAgent()'s defaults: the private workspace's section and built-in tools keep the
 // request prefix byte-stable turn to turn, and sessions built from the same options share what they can.
 import { rm } from "node:fs/promises";
+import { type AgentOptions, createAgent, skill, tool } from "agent-lattice";
 import {
-  type AgentOptions,
-  createAgent,
   type MockScriptItem,
   promptBlocks,
   type RecordedRequest,
-  skill,
   startMockAnthropicServer,
   textTurn,
-  tool,
   toolTurn,
-} from "agent-lattice";
+} from "agent-lattice/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 

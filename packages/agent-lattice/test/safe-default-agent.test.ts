@@ -6,13 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  createAgent,
-  createBuiltinWorkspaceProvider,
-  textTurn,
-  toolTurn,
-  WorkspaceError,
-} from "agent-lattice";
+import { createAgent, createBuiltinWorkspaceProvider, WorkspaceError } from "agent-lattice";
+import { textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mockProvider } from "./helpers.js";
 

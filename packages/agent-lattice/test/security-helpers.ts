@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 
-export { agentTool, createAgent, createBuiltinWorkspaceProvider, textTurn, toolTurn } from "agent-lattice";
+export { agentTool, createAgent, createBuiltinWorkspaceProvider } from "agent-lattice";
+export { textTurn, toolTurn } from "agent-lattice/testing";
 
 let status: { usable: true } | { usable: false; reason: string } | undefined;
 

@@ -5,12 +5,10 @@ import {
   createAgent,
   createCompositeAgentHooks,
   type ModelMessage,
-  systemText,
   type ToolDefinition,
-  textTurn,
   tool,
-  toolTurn,
 } from "agent-lattice";
+import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { mockProvider } from "./helpers.js";

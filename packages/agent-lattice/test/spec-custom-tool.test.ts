@@ -1,5 +1,6 @@
 // Spec sections "Custom Tool", "Business Context For Tools", "Permission Callback" and "Multi-turn Session".
-import { createAgent, createBareAgent, textTurn, tool, toolTurn } from "agent-lattice";
+import { createAgent, createBareAgent, tool } from "agent-lattice";
+import { textTurn, toolTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { captureConsole, mockProvider, plainMessages, unmarked } from "./helpers.js";

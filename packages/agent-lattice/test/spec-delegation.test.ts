@@ -1,16 +1,8 @@
 // Spec sections "Agent Specs (Templates) And Sessions", "Typed delegation", "AgentLike Composition" and the
 // agentTool parts of "Structured Output Via submit_output" (C22, C23, D1–D5). The snippets use no apiKey or
 // baseURL, so ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL point the built-in client at the mock.
-import {
-  type AgentLike,
-  agentTool,
-  createAgent,
-  defineAgent,
-  type MockScriptItem,
-  systemText,
-  textTurn,
-  toolTurn,
-} from "agent-lattice";
+import { type AgentLike, agentTool, createAgent, defineAgent } from "agent-lattice";
+import { type MockScriptItem, systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import { mockProvider, plainMessages, unmarked } from "./helpers.js";

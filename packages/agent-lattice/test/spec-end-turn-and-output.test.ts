@@ -1,13 +1,6 @@
 // Spec sections "End The Run From A Tool" and "Structured Output Via submit_output" (C12, C13).
-import {
-  createAgent,
-  MissingOutputError,
-  SUBMIT_OUTPUT_TOOL_NAME,
-  textTurn,
-  tool,
-  toolTurn,
-  turn,
-} from "agent-lattice";
+import { createAgent, MissingOutputError, SUBMIT_OUTPUT_TOOL_NAME, tool } from "agent-lattice";
+import { textTurn, toolTurn, turn } from "agent-lattice/testing";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import { captureConsole, mockProvider } from "./helpers.js";

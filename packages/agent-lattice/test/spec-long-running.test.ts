@@ -9,11 +9,9 @@ import {
   createJsonlHistoryStore,
   defineContextTracer,
   defineHistoryStore,
-  hang,
   type ModelMessage,
-  textTurn,
-  toolTurn,
 } from "agent-lattice";
+import { hang, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { captureConsole, mockProvider, plainMessages } from "./helpers.js";
 

@@ -1,5 +1,6 @@
 // Spec sections "Minimal Usage" and the stream_event loop, run as written (only apiKey/baseURL point at the mock).
-import { createAgent, createBareAgent, createBuiltinTools, systemText, textTurn } from "agent-lattice";
+import { createAgent, createBareAgent, createBuiltinTools } from "agent-lattice";
+import { systemText, textTurn } from "agent-lattice/testing";
 import { describe, expect, it, vi } from "vitest";
 import { captureConsole, mockProvider, plainMessages } from "./helpers.js";
 

@@ -1,5 +1,6 @@
 // Spec sections "Pass outputFormat", thinkingConfig / reasoningEffort and "Multimodal Input" (C5–C8).
-import { createAgent, InvalidOptionError, textTurn } from "agent-lattice";
+import { createAgent, InvalidOptionError } from "agent-lattice";
+import { textTurn } from "agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { mockProvider, unmarked } from "./helpers.js";
 

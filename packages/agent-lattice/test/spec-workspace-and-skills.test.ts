@@ -11,10 +11,8 @@ import {
   defineAgent,
   loadSkill,
   skill,
-  systemText,
-  textTurn,
-  toolTurn,
 } from "agent-lattice";
+import { systemText, textTurn, toolTurn } from "agent-lattice/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mockProvider, unmarked } from "./helpers.js";
 

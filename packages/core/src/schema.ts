@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { InvalidOptionError } from "./errors.js";
 import type { JsonSchemaObject } from "./model-client.js";
 
@@ -97,6 +98,8 @@ export function toJsonSchema(schema: SchemaLike, owner: string): Record<string, 
     });
   } else if (typeof (schema as { jsonSchema?: unknown }).jsonSchema === "object") {
     json = (schema as unknown as { jsonSchema: Record<string, unknown> }).jsonSchema;
+  } else if (isZod4Schema(schema)) {
+    json = zodCoreToJsonSchema()?.(schema, { io: "input" });
   }
   if (!json) {
     throw new InvalidOptionError(
@@ -106,6 +109,46 @@ export function toJsonSchema(schema: SchemaLike, owner: string): Record<string, 
   }
   const { $schema: _dialect, ...rest } = json;
   return rest;
+}
+
+/** True when the schema can describe itself as JSON Schema (see toJsonSchema for the ways it can). */
+export function canDeriveJsonSchema(schema: unknown): boolean {
+  if (schema === null || typeof schema !== "object") return false;
+  const candidate = schema as {
+    "~standard"?: { jsonSchema?: unknown };
+    toJSONSchema?: unknown;
+    jsonSchema?: unknown;
+  };
+  return (
+    typeof candidate["~standard"]?.jsonSchema === "object" ||
+    typeof candidate.toJSONSchema === "function" ||
+    typeof candidate.jsonSchema === "object" ||
+    (isZod4Schema(schema) && zodCoreToJsonSchema() !== undefined)
+  );
+}
+
+/**
+ * zod 4.0/4.1 and zod 3.25's `zod/v4` schemas carry no JSON Schema method of their own (4.2 added
+ * `toJSONSchema()` and Standard JSON Schema); their `_zod` internals mark them, and zod's own converter
+ * (`toJSONSchema` from `zod/v4/core`, present in every version of the peer range) describes them.
+ */
+function isZod4Schema(schema: unknown): boolean {
+  return typeof (schema as { _zod?: { def?: unknown } })._zod?.def === "object";
+}
+
+type ZodToJsonSchema = (schema: unknown, options: { io: "input" }) => Record<string, unknown>;
+let zodConverter: ZodToJsonSchema | null | undefined;
+
+/** zod's converter, loaded once and only for such schemas: the host that passed one has zod installed. */
+function zodCoreToJsonSchema(): ZodToJsonSchema | undefined {
+  if (zodConverter === undefined) {
+    try {
+      zodConverter = createRequire(import.meta.url)("zod/v4/core").toJSONSchema as ZodToJsonSchema;
+    } catch {
+      zodConverter = null;
+    }
+  }
+  return zodConverter ?? undefined;
 }
 
 /** Tool input schemas must describe a JSON object: that is what the Messages API sends as tool input. */

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from "./errors.js";
 import type { ToolUseBlock } from "./messages.js";
 import type { JsonSchemaObject } from "./model-client.js";
-import { type SchemaLike, toToolInputSchema } from "./schema.js";
+import { canDeriveJsonSchema, type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 import { errorOutcome, type ToolCallOutcome } from "./tool-execution.js";
 
@@ -33,21 +33,8 @@ export function createSubmitOutputTool(schema: OutputSchema): ToolDefinition {
  * bare parser is accepted too: the model then sees an open object schema and parse() still decides.
  */
 function submitInputSchema(schema: OutputSchema): JsonSchemaObject {
-  if (!canDescribeItself(schema)) return { type: "object" };
+  if (!canDeriveJsonSchema(schema)) return { type: "object" };
   return toToolInputSchema(schema, "AgentOptions.outputSchema");
-}
-
-function canDescribeItself(schema: OutputSchema): boolean {
-  const candidate = schema as {
-    "~standard"?: { jsonSchema?: unknown };
-    toJSONSchema?: unknown;
-    jsonSchema?: unknown;
-  };
-  return (
-    typeof candidate["~standard"]?.jsonSchema === "object" ||
-    typeof candidate.toJSONSchema === "function" ||
-    typeof candidate.jsonSchema === "object"
-  );
 }
 
 export function assertNoReservedToolName(tools: readonly ToolDefinition[], where: string): void {

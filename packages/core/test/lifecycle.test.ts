@@ -1,5 +1,6 @@
 // Agent lifecycle (core seams issue): close() / Symbol.asyncDispose release the history store's and tracer's
 // handles and the workspace; spawned delegation sessions are closed after their call.
+import { getEventListeners } from "node:events";
 import { existsSync, mkdirSync, readdirSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -160,7 +161,6 @@ describe("Agent.close()", () => {
 describe("a long-lived host signal", () => {
   it("is not left holding listeners after many queries end", async () => {
     const shutdown = new AbortController();
-    const { getEventListeners } = await import("node:events");
     const client = createScriptedModelClient({ respond: () => textTurn("ok") });
     const agent = createBareAgent({ model: "m", modelClient: client });
     for (let i = 0; i < 50; i++) await agent.prompt(`q${i}`, { signal: shutdown.signal });

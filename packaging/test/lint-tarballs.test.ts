@@ -1,0 +1,43 @@
+// publint and arethetypeswrong on the exact tarballs users would download, for every published package.
+// arethetypeswrong runs with its "node16" profile: TypeScript's node10 resolution predates package.json
+// "exports" and cannot see subpaths such as agent-lattice/testing; every Node version we support uses exports.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { describe, expect, inject, it } from "vitest";
+import { publishedPackages } from "../src/tarballs.js";
+import { explain, runCommand } from "../src/workspace.js";
+
+const names = [...publishedPackages().keys()];
+const attwBin = join(
+  dirname(createRequire(import.meta.url).resolve("@arethetypeswrong/cli/package.json")),
+  "dist/index.js",
+);
+
+describe.each(names)("%s tarball", name => {
+  const tarball = () => inject("tarballs")[name] as string;
+
+  it("publint: no errors, warnings or suggestions", async () => {
+    const data = readFileSync(tarball());
+    const { messages, pkg } = await publint({
+      pack: { tarball: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer },
+      strict: true,
+      level: "suggestion",
+    });
+    expect(messages.map(message => `${message.type}: ${formatMessage(message, pkg)}`)).toEqual([]);
+  });
+
+  it("arethetypeswrong: import and require resolve to JavaScript and types of the right format", async () => {
+    const result = await runCommand(
+      process.execPath,
+      [attwBin, tarball(), "--profile", "node16", "--no-color"],
+      {
+        cwd: dirname(tarball()),
+      },
+    );
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout, result.stdout).not.toMatch(/dynamic import only|Masquerading/);
+  });
+});
