@@ -39,6 +39,7 @@ export {
 } from "./team.js";
 export { type TeamMember, type TeamMemberOptions, type TeamMemberRole, teamMember } from "./team-member.js";
 export type { ObserveHandler } from "./team-run.js";
+export { runTeamWorker, type TeamWorkerOptions, type TeamWorkerResult } from "./team-worker.js";
 export {
   type CreateTeamRunnerOptions,
   createTeamRunner,
