@@ -366,7 +366,7 @@ function assertOutcome(outcome: TeamMessageOutcome | undefined): void {
     throw new InvalidOptionError("outcome.content must be a string.");
 }
 
-/** PostgreSQL text cannot hold U+0000; say so before anything is stored rather than fail in the driver. */
+/** PostgreSQL text (and JSON it reads) cannot hold U+0000; say so before anything is stored, not in the driver. */
 function assertText(value: string, field: string): void {
   if (value.includes("\u0000")) {
     throw new InvalidOptionError(
@@ -404,11 +404,18 @@ function validateNew(input: NewTeamMessage): NewTeamMessage {
     if (!input.metadata || typeof input.metadata !== "object" || Array.isArray(input.metadata)) {
       throw new InvalidOptionError("send(): metadata must be a plain object.");
     }
+    let text: string;
     try {
-      metadata = JSON.parse(JSON.stringify(input.metadata));
+      text = JSON.stringify(input.metadata);
     } catch (error) {
       throw new InvalidOptionError(`send(): metadata must be JSON-serialisable: ${String(error)}`);
     }
+    if (text.includes("\\u0000")) {
+      throw new InvalidOptionError(
+        'send(): "metadata" contains a NUL character (U+0000), which PostgreSQL cannot store. Remove or escape it.',
+      );
+    }
+    metadata = JSON.parse(text);
   }
   return { ...input, metadata };
 }
