@@ -11,10 +11,12 @@ import type { PostgresPoolLike } from "./pool.js";
  *   (`msg_<store>_<seq>`), so lookups by id use the primary key. The row carries its status, claim, lease, outcome
  *   and its transition log (`history`, a JSON array appended to on every change). Times are epoch milliseconds from
  *   the database's clock, so machines with skewed clocks agree on leases.
- * - `mailboxes`: one row per recipient mailbox, the claim gate. A claim locks its mailbox's row, so two claims of
- *   one mailbox never interleave and the "one live claim per mailbox" rule holds across connections; claimNext()
- *   locks it with SKIP LOCKED (a claimer never queues behind another one on the same mailbox: that one is taking
- *   the message, or finds the mailbox busy).
+ * - The claim gate: a claim takes a transaction-scoped advisory lock on its mailbox (64-bit hash of
+ *   "<schema>/<mailbox>"), so two claims of one mailbox never interleave and the "one live claim per mailbox" rule
+ *   holds across connections. claimNext() only tries it (a claimer never queues behind another one on the same
+ *   mailbox: that one is taking the message, or finds the mailbox busy) and then picks the message row with
+ *   FOR UPDATE SKIP LOCKED (a row another transaction is changing, e.g. cancelling, is skipped, not waited for).
+ *   Advisory locks live in memory: the gate costs no table write.
  * - Functions for every state change, so each is one round trip and one transaction: claims, renewals, settles with
  *   their replies, releases, cancels. Claims and renewals commit without waiting for the WAL flush
  *   (synchronous_commit off for that transaction): if the server crashes and forgets a claim, the message is simply
@@ -22,8 +24,8 @@ import type { PostgresPoolLike } from "./pool.js";
  * - A trigger NOTIFYs the mailbox's channel (`al_` + 24 hex digits of md5("<schema>/<mailbox>")) when a message
  *   arrives in it or one of its messages leaves `processing`: idle workers and waiting leads wake without polling.
  */
-const MIGRATIONS: Array<(s: string) => string> = [
-  s => `
+const MIGRATIONS: Array<(s: string, name: string) => string> = [
+  (s, name) => `
     CREATE TABLE ${s}.messages (
       seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       work_item_id text NOT NULL,
@@ -46,7 +48,10 @@ const MIGRATIONS: Array<(s: string) => string> = [
     );
     CREATE INDEX messages_by_mailbox_status ON ${s}.messages (to_mailbox, status, seq);
     CREATE INDEX messages_by_thread ON ${s}.messages (thread_id, seq);
-    CREATE TABLE ${s}.mailboxes (id text PRIMARY KEY);
+
+    -- The claim gate's key for a mailbox (see above).
+    CREATE FUNCTION ${s}.gate(p_mailbox text) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+      $$ SELECT hashtextextended('${name}/' || p_mailbox, 0) $$;
 
     CREATE FUNCTION ${s}.now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
       $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
@@ -64,7 +69,6 @@ const MIGRATIONS: Array<(s: string) => string> = [
         SELECT thread_id, work_item_id INTO v_parent_thread, v_parent_item
           FROM ${s}.messages WHERE seq = (p->>'parentSeq')::bigint;
       END IF;
-      INSERT INTO ${s}.mailboxes (id) VALUES (p->>'to') ON CONFLICT DO NOTHING;
       INSERT INTO ${s}.messages (work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content,
                                  status, metadata, created_at, updated_at, attempts, history)
       VALUES (
@@ -79,19 +83,23 @@ const MIGRATIONS: Array<(s: string) => string> = [
       RETURN v_row;
     END $$;
 
-    CREATE FUNCTION ${s}.send(p json) RETURNS SETOF ${s}.messages LANGUAGE sql AS
-      $$ SELECT * FROM ${s}.insert_message(p, ${s}.now_ms()) $$;
+    CREATE FUNCTION ${s}.send(p json) RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+    BEGIN
+      RETURN NEXT ${s}.insert_message(p, ${s}.now_ms());
+    END $$;
 
-    -- Marks one locked, claimable row processing under a new claim.
+    -- Marks one locked, claimable row processing under a new claim. (PL/pgSQL, like every function here, so its
+    -- plan is prepared once per connection rather than once per call.)
     CREATE FUNCTION ${s}.take(p_seq bigint, p_owner text, p_token text, p_lease_ms bigint, p_now bigint)
-    RETURNS SETOF ${s}.messages LANGUAGE sql AS $$
-      UPDATE ${s}.messages
+    RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+    BEGIN
+      RETURN QUERY UPDATE ${s}.messages
          SET status = 'processing', claimed_by = p_owner, claim_token = p_token,
              lease_expires_at = p_now + p_lease_ms, attempts = attempts + 1, updated_at = p_now,
              history = history || jsonb_build_array(jsonb_build_array(status, 'processing', p_now, p_token, p_owner))
        WHERE seq = p_seq
-      RETURNING *
-    $$;
+      RETURNING *;
+    END $$;
 
     -- The oldest claimable message of a mailbox (pending, or processing under an expired lease), unless one of its
     -- messages is processing under a live lease (members work serially).
@@ -102,9 +110,8 @@ const MIGRATIONS: Array<(s: string) => string> = [
       v_pending bigint;
       v_expired bigint;
     BEGIN
+      IF NOT pg_try_advisory_xact_lock(${s}.gate(p_mailbox)) THEN RETURN; END IF;
       PERFORM set_config('synchronous_commit', 'off', true);
-      PERFORM 1 FROM ${s}.mailboxes WHERE id = p_mailbox FOR UPDATE SKIP LOCKED;
-      IF NOT FOUND THEN RETURN; END IF;
       v_now := ${s}.now_ms();
       PERFORM 1 FROM ${s}.messages
         WHERE to_mailbox = p_mailbox AND status = 'processing' AND lease_expires_at > v_now LIMIT 1;
@@ -129,7 +136,7 @@ const MIGRATIONS: Array<(s: string) => string> = [
       SELECT to_mailbox INTO v_mailbox FROM ${s}.messages
         WHERE seq = p_seq AND (status = 'pending' OR (status = 'processing' AND lease_expires_at <= ${s}.now_ms()));
       IF NOT FOUND THEN RETURN; END IF;
-      PERFORM 1 FROM ${s}.mailboxes WHERE id = v_mailbox FOR UPDATE;
+      PERFORM pg_advisory_xact_lock(${s}.gate(v_mailbox));
       v_now := ${s}.now_ms();
       PERFORM 1 FROM ${s}.messages
         WHERE to_mailbox = v_mailbox AND status = 'processing' AND lease_expires_at > v_now AND seq <> p_seq LIMIT 1;
@@ -154,7 +161,7 @@ const MIGRATIONS: Array<(s: string) => string> = [
       SELECT to_mailbox INTO v_mailbox FROM ${s}.messages
         WHERE seq = p_seq AND status = 'processing' AND claim_token = p_token;
       IF NOT FOUND THEN RETURN NULL; END IF;
-      PERFORM 1 FROM ${s}.mailboxes WHERE id = v_mailbox FOR SHARE;
+      PERFORM pg_advisory_xact_lock_shared(${s}.gate(v_mailbox));
       v_now := ${s}.now_ms();
       PERFORM 1 FROM ${s}.messages
         WHERE to_mailbox = v_mailbox AND status = 'processing' AND lease_expires_at > v_now AND seq <> p_seq LIMIT 1;
@@ -255,7 +262,7 @@ export async function migrate(pool: PostgresPoolLike, schema: string, apply: boo
       const current = found?.version ?? 0;
       if (current > SCHEMA_VERSION) throw tooNew(schema, current);
       for (let version = current; version < SCHEMA_VERSION; version++)
-        await client.query(MIGRATIONS[version]!(s));
+        await client.query(MIGRATIONS[version]!(s, schema));
       const storeId = found?.storeId ?? randomUUID().replace(/-/g, "").slice(0, 12);
       if (!found) {
         await client.query(`INSERT INTO ${s}.schema_version (version, store_id) VALUES ($1, $2)`, [

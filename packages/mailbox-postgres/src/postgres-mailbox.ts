@@ -57,9 +57,9 @@ const DEFAULT_LEASE_MS = 60_000;
 let processOwner: string | undefined;
 
 /**
- * A durable TeamMailbox in PostgreSQL, shared by any number of processes on any number of machines: claims lock
- * their mailbox's gate row (claimNext with SKIP LOCKED), so a member's messages are processed one at a time by one
- * claimer; claims carry leases that the runtime renews, and work a dead process held is claimed again once its lease
+ * A durable TeamMailbox in PostgreSQL, shared by any number of processes on any number of machines: claims take
+ * their mailbox's gate (an advisory lock) and the message row with FOR UPDATE SKIP LOCKED, so a member's messages
+ * are processed one at a time by one claimer; claims carry leases that the runtime renews, and work a dead process held is claimed again once its lease
  * expires; a settle and the reply it sends commit in one transaction; LISTEN/NOTIFY wakes watchers (idle workers, a
  * lead waiting for reports) as soon as a change commits. It applies its own versioned migrations at creation.
  *
@@ -178,23 +178,26 @@ function postgresMailbox(
       text,
       values,
     });
+  // Every column but the transition log (it only grows; transitions() reads it).
+  const columns =
+    "seq, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, claimed_by, claim_token, lease_expires_at, outcome";
   const sql = {
-    send: statement("send", `SELECT * FROM ${s}.send($1::json)`),
-    bySeq: statement("by_seq", `SELECT * FROM ${s}.messages WHERE seq = $1`),
+    send: statement("send", `SELECT ${columns} FROM ${s}.send($1::json)`),
+    bySeq: statement("by_seq", `SELECT ${columns} FROM ${s}.messages WHERE seq = $1`),
     inboxAll: statement(
       "inbox_all",
-      `SELECT * FROM ${s}.messages WHERE to_mailbox = $1 ORDER BY seq LIMIT $2`,
+      `SELECT ${columns} FROM ${s}.messages WHERE to_mailbox = $1 ORDER BY seq LIMIT $2`,
     ),
     inboxStatus: statement(
       "inbox_status",
-      `SELECT * FROM ${s}.messages WHERE to_mailbox = $1 AND status = $2 ORDER BY seq LIMIT $3`,
+      `SELECT ${columns} FROM ${s}.messages WHERE to_mailbox = $1 AND status = $2 ORDER BY seq LIMIT $3`,
     ),
-    thread: statement("thread", `SELECT * FROM ${s}.messages WHERE thread_id = $1 ORDER BY seq`),
-    claimNext: statement("claim_next", `SELECT * FROM ${s}.claim_next($1, $2, $3, $4)`),
-    claim: statement("claim", `SELECT * FROM ${s}.claim($1, $2, $3, $4)`),
+    thread: statement("thread", `SELECT ${columns} FROM ${s}.messages WHERE thread_id = $1 ORDER BY seq`),
+    claimNext: statement("claim_next", `SELECT ${columns} FROM ${s}.claim_next($1, $2, $3, $4)`),
+    claim: statement("claim", `SELECT ${columns} FROM ${s}.claim($1, $2, $3, $4)`),
     renew: statement("renew", `SELECT ${s}.renew($1, $2, $3) AS lease_expires_at`),
-    settle: statement("settle", `SELECT * FROM ${s}.settle($1, $2, $3, $4::json, $5::json)`),
-    cancel: statement("cancel", `SELECT * FROM ${s}.cancel($1, $2, $3::json)`),
+    settle: statement("settle", `SELECT ${columns} FROM ${s}.settle($1, $2, $3, $4::json, $5::json)`),
+    cancel: statement("cancel", `SELECT ${columns} FROM ${s}.cancel($1, $2, $3::json)`),
     history: statement("history", `SELECT history FROM ${s}.messages WHERE seq = $1`),
   };
   const rows = async (config: PostgresQueryConfig) => (await pool.query<MessageRow>(config)).rows;

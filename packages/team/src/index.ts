@@ -39,7 +39,6 @@ export {
 } from "./team.js";
 export { type TeamMember, type TeamMemberOptions, type TeamMemberRole, teamMember } from "./team-member.js";
 export type { ObserveHandler } from "./team-run.js";
-export { runTeamWorker, type TeamWorkerOptions, type TeamWorkerResult } from "./team-worker.js";
 export {
   type CreateTeamRunnerOptions,
   createTeamRunner,
@@ -48,3 +47,4 @@ export {
   type TeamRunner,
   type TeamRunnerOptions,
 } from "./team-runner.js";
+export { runTeamWorker, type TeamWorkerOptions, type TeamWorkerResult } from "./team-worker.js";

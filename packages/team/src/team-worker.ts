@@ -6,16 +6,10 @@ import { DEFAULT_LEASE_MS, missingMailboxMethods, type TeamMailbox, type TeamMes
 import { openMailboxWatch } from "./mailbox-watch.js";
 import { processOwner } from "./owner.js";
 import { WorkScheduler } from "./scheduler.js";
+import { assertDistinctMembers, buildTeamContext, isTeamMember, resolveMembers, type Team } from "./team.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
 import { TeamEvents } from "./team-context.js";
 import { type TeamMember, type TeamMemberOptions, teamMember } from "./team-member.js";
-import {
-  assertDistinctMembers,
-  buildTeamContext,
-  isTeamMember,
-  resolveMembers,
-  type Team,
-} from "./team.js";
 import { internalsOf } from "./team-runner.js";
 import { recheckMs, runClaimedWorkItem, type WorkItemInput, type WorkSettings } from "./work-item.js";
 
@@ -143,7 +137,9 @@ export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWor
     if (!claimed) return;
     const runId = typeof claimed.metadata.team_run_id === "string" ? claimed.metadata.team_run_id : undefined;
     const toolUseId =
-      typeof claimed.metadata.tool_use_id === "string" ? claimed.metadata.tool_use_id : `team_worker_${claimed.id}`;
+      typeof claimed.metadata.tool_use_id === "string"
+        ? claimed.metadata.tool_use_id
+        : `team_worker_${claimed.id}`;
     const input: WorkItemInput = {
       team,
       events,

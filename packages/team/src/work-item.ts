@@ -20,8 +20,8 @@ import type {
   TeamMessage,
 } from "./mailbox.js";
 import { type MailboxToolContext, withMailboxContext } from "./mailbox-context.js";
-import { openMailboxWatch } from "./mailbox-watch.js";
 import { hasMailboxTools, installMailboxTools } from "./mailbox-tools.js";
+import { openMailboxWatch } from "./mailbox-watch.js";
 import type { WorkScheduler } from "./scheduler.js";
 import type { ResolvedMember, TeamContext, TeamEvents } from "./team-context.js";
 
