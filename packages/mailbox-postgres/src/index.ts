@@ -1,7 +1,7 @@
 // @agent-lattice/mailbox-postgres: a TeamMailbox on PostgreSQL for teams whose members run on many machines.
 export { PostgresMailboxError, type PostgresMailboxErrorCode } from "./errors.js";
 export { channelOf as postgresMailboxChannel } from "./listener.js";
-export { SCHEMA_VERSION } from "./migrations.js";
+export { SCHEMA_VERSION as POSTGRES_MAILBOX_SCHEMA_VERSION } from "./migrations.js";
 export type {
   PostgresNotification,
   PostgresPoolClientLike,

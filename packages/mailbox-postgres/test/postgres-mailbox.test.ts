@@ -12,7 +12,7 @@ import {
   type PostgresMailbox,
   PostgresMailboxError,
   postgresMailboxChannel,
-  SCHEMA_VERSION,
+  POSTGRES_MAILBOX_SCHEMA_VERSION as SCHEMA_VERSION,
 } from "../src/index.js";
 import { adminPool, closeAdmin, dropSchema, freshSchema, PG_URL, skipNote } from "./pg.js";
 

@@ -4,6 +4,9 @@ import { openMailboxWatch } from "./mailbox-watch.js";
 import type { TeamContext, TeamEvents } from "./team-context.js";
 import type { WorkItemOutcome, WorkStatus } from "./work-item.js";
 
+/** Consecutive failed reads of the mailbox a waiting lead tolerates before its run fails. */
+const MAX_READ_FAILURES = 20;
+
 export interface RemoteWorkInput {
   team: TeamContext;
   events: TeamEvents;
@@ -30,16 +33,23 @@ export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemO
   const watched = [team.leadMailboxId, ...new Set(messages.map(message => message.to))];
   const watch = await openMailboxWatch(team.mailbox, watched, { signal });
   try {
+    let failures = 0;
     while (!signal.aborted) {
-      for (const message of messages) {
-        if (settled.has(message.id)) continue;
-        const current = await team.mailbox.get(message.id);
-        if (!current || !TERMINAL_STATUSES.has(current.status)) continue;
-        settled.set(message.id, current);
-        await events.message(current.status as WorkStatus, current, input.emit);
+      try {
+        for (const message of messages) {
+          if (settled.has(message.id)) continue;
+          const current = await team.mailbox.get(message.id);
+          if (!current || !TERMINAL_STATUSES.has(current.status)) continue;
+          settled.set(message.id, current);
+          await events.message(current.status as WorkStatus, current, input.emit);
+        }
+        failures = 0;
+      } catch (error) {
+        // The store is briefly unreachable (a database restart): keep waiting, but not forever.
+        if (++failures > MAX_READ_FAILURES) throw error;
       }
       if (settled.size === messages.length) break;
-      await watch.wait({ timeoutMs: input.recheckMs, signal });
+      await watch.wait({ timeoutMs: input.recheckMs * (failures ? 4 : 1), signal });
     }
   } finally {
     await watch.close();

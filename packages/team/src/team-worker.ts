@@ -96,7 +96,8 @@ const TEAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * Pair it with a lead whose runner has `execution: "remote"`: the lead stores handoffs and waits for their reports
  * while any number of worker processes, on any machines sharing the mailbox, run the members.
  *
- * Resolves when the worker has stopped, with what it did; rejects only on invalid options.
+ * Resolves when the worker has stopped, with what it did. Rejects on invalid options, or when the mailbox cannot be
+ * watched at start; later mailbox failures are retried (see `onError`).
  */
 export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWorkerResult> {
   const { team, served } = workerTeam(options);
