@@ -3,6 +3,8 @@
 // use Anthropic's multipliers: input + 1.25 × cache writes (5-minute lifetime) + 0.1 × cache reads.
 // Token counts are the mock's deterministic estimate (JSON characters / 4), so every figure is exact for the
 // scenario; the spread is shown by varying the scenario (tool-result size, loop length), not by repeating it.
+
+import { createTeam, teamMember } from "@agent-lattice/team";
 import {
   agentTool,
   createBareAgent,
@@ -130,10 +132,69 @@ async function delegation({ parentTurns, childTurns, resultTokens, promptCaching
 }
 
 /**
- * Teams do not exist yet. When they do, this returns the same on/off figure for a three-member team (a lead
- * delegating to two members over the mailbox), and the report below prints it.
+ * A three-member team: a lead that, for `leadTurns − 1` turns, hands one task to each of two members (mailbox
+ * handoffs, both in one batch) and then answers; each member runs its own `memberTurns`-request tool loop per task.
+ * Members are live sessions, so their histories grow across tasks too. The team's result sums every member's usage.
  */
-const teamScenario = undefined;
+async function team({ leadTurns, memberTurns, resultTokens, promptCaching }) {
+  const LEAD = "You lead the research team.";
+  const MEMBERS = ["analyst", "writer"];
+  const server = await startMockAnthropicServer({
+    promptCache: true,
+    respond: request => {
+      const system = systemText(request.body) ?? "";
+      const seen = toolResultsIn(request.body);
+      const member = MEMBERS.find(name => system.startsWith(`You are the ${name}.`));
+      if (member) {
+        // Count this task's tool results only: the member's earlier tasks are in its history too.
+        const lastPrompt = request.body.messages.findLastIndex(
+          m => m.role === "user" && !(Array.isArray(m.content) && m.content[0]?.type === "tool_result"),
+        );
+        const inTask = toolResultsIn({ messages: request.body.messages.slice(lastPrompt) });
+        return inTask < memberTurns - 1
+          ? toolTurn({ name: `${member}_0`, input: { query: `source ${inTask}` } })
+          : textTurn(`Findings: ${filler("finding", 150)}`);
+      }
+      if (!system.startsWith(LEAD)) throw new Error("unexpected agent");
+      return seen < leadTurns - 1
+        ? toolTurn(
+            MEMBERS.map(name => ({ name, input: { mode: "handoff", task: `Task ${seen} for ${name}.` } })),
+          )
+        : textTurn("Team report complete.");
+    },
+  });
+  try {
+    const agent = (systemPrompt, tools) =>
+      createBareAgent({
+        apiKey: "bench",
+        baseURL: server.url,
+        model: MODEL,
+        systemPrompt,
+        tools,
+        promptCaching,
+      });
+    const crew = createTeam({
+      name: "research",
+      lead: agent(`${LEAD} ${filler("lead rules", 3500)}`, toolset("notes", 3, 1000, resultTokens)),
+      members: MEMBERS.map(name =>
+        teamMember({
+          name,
+          role: "executor",
+          agent: agent(
+            `You are the ${name}. ${filler(`${name} rules`, 2500)}`,
+            toolset(name, 4, 1500, resultTokens),
+          ),
+        }),
+      ),
+      runner: { maxConcurrentWorkItems: 2 },
+    });
+    const result = await crew.prompt("Run the research programme and write the report.");
+    if (result.subtype !== "success") throw new Error(JSON.stringify(result));
+    return { usage: result.usage, requests: server.requests.length };
+  } finally {
+    await server.close();
+  }
+}
 
 async function compare(name, run, params) {
   const on = await run({ ...params, promptCaching: true });
@@ -185,7 +246,11 @@ export async function runPromptCaching() {
     toolLoop: loop,
     toolLoopSpread: { min: Math.min(...ratios), max: Math.max(...ratios), variants: spread },
     delegation: delegated,
-    team: teamScenario ? await teamScenario() : "not measured: teams do not exist yet (see teamScenario)",
+    team: await compare("three-member team (lead + 2 members, mailbox handoffs)", team, {
+      leadTurns: 6,
+      memberTurns: 4,
+      resultTokens: 500,
+    }),
     target: "tool loop: on <= 0.25 × off",
   };
   console.log(JSON.stringify(report, null, 2));

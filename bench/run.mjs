@@ -8,11 +8,13 @@ import { runPromptCaching } from "./prompt-caching.mjs";
 import { runTeams } from "./teams.mjs";
 import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
+import { runTracingAdapters } from "./tracing-adapters.mjs";
 import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
 await runPromptCaching();
 await runTracing();
+await runTracingAdapters();
 await runColdStart();
 await runGrepGlob();
 await runWriteBoundary();

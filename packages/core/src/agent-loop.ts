@@ -1,13 +1,33 @@
 import { raceAbort } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-import { type BatchStepContext, runBatchStep } from "./batch-step.js";
+import {
+  type ApprovalDecision,
+  batchReady,
+  isResumeInput,
+  type PendingBatch,
+  pendingBatchOf,
+  type QueryInput,
+  recordDecisions,
+  undecidedApprovals,
+  validateDecisions,
+  withPendingBatch,
+} from "./approvals.js";
+import { BatchStep, type BatchStepContext, type BatchStepResult } from "./batch-step.js";
 import { traceCacheControlFallback } from "./cache-control-fallback.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
-import { AbortError, AgentLatticeError, APIError, MaxTurnsError, MissingOutputError } from "./errors.js";
+import {
+  AbortError,
+  AgentLatticeError,
+  APIError,
+  ApprovalPendingError,
+  MaxTurnsError,
+  MissingOutputError,
+} from "./errors.js";
 import { type AssistantModelMessage, type PromptInput, textOf, toolUsesOf } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
+import { pauseFromPlan, planFromPause, resolvedApprovals } from "./pending-batch.js";
 import { admitPendingInput } from "./pending-input.js";
 import { QueryGuard } from "./query-guard.js";
 import { buildModelRequest } from "./request-builder.js";
@@ -43,7 +63,7 @@ export interface QueryState {
  */
 export async function* runQuery(
   runtime: AgentRuntime,
-  prompt: PromptInput,
+  input: QueryInput,
   options: QueryOptions<any>,
   control: QueryControl,
 ): AsyncGenerator<SDKMessage, void, undefined> {
@@ -62,14 +82,28 @@ export async function* runQuery(
   let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
+    // A pause is part of the history: checked (and decisions validated) before anything is written.
+    const paused = pendingBatchOf(runtime.conversation.messages);
+    const decisions = isResumeInput(input) ? validateDecisions(paused, input.approvals) : undefined;
+    if (!decisions && paused)
+      throw new ApprovalPendingError(undecidedApprovals(paused).map(entry => entry.toolUseId));
     await runtime.tools.refresh(); // tool sources (MCP servers) whose list changed, so init names the real tools
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
-    await runtime.conversation.append({ role: "user", content: prompt });
-    if (trace.enabled) await trace.emit("user_message", { content: prompt, origin: "prompt" });
-    const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
-    const result = yield* runTurns({ runtime, options, control, trace, guard, redact, skills });
+    let result: SDKResultMessage;
+    if (decisions) {
+      result = yield* resumeTurns(
+        { runtime, options, control, trace, guard, redact, skills: undefined },
+        decisions,
+      );
+    } else {
+      const prompt = input as PromptInput;
+      await runtime.conversation.append({ role: "user", content: prompt });
+      if (trace.enabled) await trace.emit("user_message", { content: prompt, origin: "prompt" });
+      const skills = skillsSection(runtime.skills, matchSkills(runtime.skills, textOf(prompt)));
+      result = yield* runTurns({ runtime, options, control, trace, guard, redact, skills });
+    }
     completed = true;
     if (trace.enabled) await trace.emit("result", resultData(result));
     yield result;
@@ -83,6 +117,34 @@ export async function* runQuery(
   }
 }
 
+/**
+ * A resumed query: the person's decisions are recorded and announced; when every call of the paused batch is
+ * decided, the batch runs and the loop goes on, otherwise the query ends awaiting the rest.
+ */
+async function* resumeTurns(
+  context: TurnsContext,
+  decisions: ApprovalDecision[],
+): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+  const { runtime, trace } = context;
+  const message = runtime.conversation.messages.at(-1) as AssistantModelMessage;
+  const paused = message.pendingBatch!;
+  const resolved = resolvedApprovals(undecidedApprovals(paused), decisions);
+  const batch = recordDecisions(paused, decisions);
+  if (trace.enabled) await trace.emit("approval_resolved", { decisions: resolved });
+  yield { type: "approval_resolved", decisions: resolved, session_id: runtime.sessionId };
+  if (batchReady(batch)) return yield* runTurns({ ...context, resume: { message, batch } });
+  await runtime.conversation.updateLast(withPendingBatch(message, batch));
+  const approvals = undecidedApprovals(batch);
+  return resultMessage(
+    runtime,
+    { startedAt: Date.now(), usage: emptyUsage(), turns: 0, stopReason: null, recoveryUsed: false },
+    "awaiting_approval",
+    {
+      pendingApprovals: approvals,
+    },
+  );
+}
+
 function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTracer[] {
   const tracers: ContextTracer[] = [];
   if (runtime.tracer) tracers.push(runtime.tracer);
@@ -91,6 +153,8 @@ function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTr
 }
 
 interface TurnsContext {
+  /** A resumed query: the paused batch (its assistant message and the decided pause record) runs first. */
+  resume?: { message: AssistantModelMessage; batch: PendingBatch } | undefined;
   runtime: AgentRuntime;
   options: QueryOptions<any>;
   control: QueryControl;
@@ -134,6 +198,52 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
   };
   const compact = (trigger: "threshold" | "recovery") =>
     compactHistory(runtime, trigger, state, newScope, trace);
+
+  /** Ends the query for a person's decision: the approvals are announced, the pause is already stored. */
+  async function* awaitApproval(
+    paused: PendingBatch,
+    turn: number,
+  ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+    const approvals = undecidedApprovals(paused);
+    if (trace.enabled) await trace.emit("approval_requested", { turn, approvals });
+    yield { type: "approval_requested", approvals, session_id: runtime.sessionId, turn };
+    return finish("awaiting_approval", { pendingApprovals: approvals });
+  }
+
+  /** After a batch ran: a pause, a tool that ended the run, or the runtime seam before the next request. */
+  async function* afterBatch(
+    ran: BatchStepResult,
+    message: AssistantModelMessage,
+    turn: number,
+  ): AsyncGenerator<SDKMessage, SDKResultMessage | undefined, undefined> {
+    for (const outcome of ran.outcomes) addUsage(state.usage, outcome.usage);
+    if (ran.kind === "paused") {
+      await runtime.conversation.updateLast(withPendingBatch(message, ran.batch));
+      return yield* awaitApproval(ran.batch, turn);
+    }
+    const ending = ran.outcomes.find(outcome => outcome.endTurn);
+    if (ending) return finish(...(await endTurnResult(runtime, ending)));
+    // The runtime seam: a runtime (a team) may hold the next request until input it awaits has arrived.
+    if (options.runtime?.pendingInput) {
+      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, guard, turn);
+      if (admitted === "stopped") return undefined; // the loop's top reports the abort or interrupt
+      if (admitted.length) {
+        await runtime.conversation.append({ role: "user", content: admitted });
+        if (trace.enabled) await trace.emit("user_message", { content: admitted, origin: "runtime" });
+      }
+    }
+    return undefined;
+  }
+
+  if (context.resume) {
+    // A resumed query first finishes the batch that paused (turn 0: before this query's first request).
+    const { message, batch: paused } = context.resume;
+    const calls = toolUsesOf(message);
+    const planned = await planFromPause(paused, calls, runtime.tools.byName);
+    await runtime.conversation.updateLast(withPendingBatch(message, undefined));
+    const ended = yield* afterBatch(yield* new BatchStep(step, calls, 0, false).run(planned), message, 0);
+    if (ended) return ended;
+  }
 
   while (true) {
     if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal) });
@@ -186,7 +296,15 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
       }
     }
     runtime.lastInputTokens = reportedInputTokens(response.usage);
-    await runtime.conversation.append(message);
+    const calls = toolUsesOf(message);
+    // Every call of the batch is decided (validation, permission, approval) before the turn is recorded, so a
+    // batch that needs a person is stored with its pause record in one write.
+    const batch = calls.length
+      ? new BatchStep(step, calls, state.turns, response.stopReason === "max_tokens")
+      : undefined;
+    const planned = batch ? await batch.plan() : undefined;
+    const pause = planned ? pauseFromPlan(planned, state.turns) : undefined;
+    await runtime.conversation.append(pause ? withPendingBatch(message, pause) : message);
     if (trace.enabled) {
       await trace.emit("assistant_message", {
         turn: state.turns,
@@ -199,27 +317,13 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
     }
     yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
 
-    const calls = toolUsesOf(message);
-    if (calls.length === 0) {
+    if (!batch) {
       if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
       return finish("success", { result: textOf(message.content) });
     }
-    const turn = state.turns;
-    const outcomes = yield* runBatchStep(step, calls, turn, response.stopReason === "max_tokens");
-    for (const outcome of outcomes) addUsage(state.usage, outcome.usage);
-
-    const ending = outcomes.find(outcome => outcome.endTurn);
-    if (ending) return finish(...(await endTurnResult(runtime, ending)));
-
-    // The runtime seam: a runtime (a team) may hold the next request until input it awaits has arrived.
-    if (options.runtime?.pendingInput) {
-      const admitted = yield* admitPendingInput(options.runtime, runtime, trace, control, guard, turn);
-      if (admitted === "stopped") continue; // the loop's top reports the abort or interrupt
-      if (admitted.length) {
-        await runtime.conversation.append({ role: "user", content: admitted });
-        if (trace.enabled) await trace.emit("user_message", { content: admitted, origin: "runtime" });
-      }
-    }
+    if (pause) return yield* awaitApproval(pause, state.turns);
+    const ended = yield* afterBatch(yield* batch.run(planned!), message, state.turns);
+    if (ended) return ended;
   }
 }
 

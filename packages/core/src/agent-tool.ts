@@ -9,15 +9,23 @@ import {
   parseAgentToolInput,
   renderTask,
 } from "./agent-tool-input.js";
+import type { ApprovalDecision } from "./approvals.js";
 import { InvalidOptionError } from "./errors.js";
-import type { PromptInput, UserContentBlock } from "./messages.js";
+import type { ModelMessage, PromptInput, UserContentBlock } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { childOutput, resolveOutputContract } from "./output-contract.js";
 import type { DelegationRequest } from "./query-runtime.js";
 import { isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
-import type { SDKResultMessage } from "./sdk-messages.js";
+import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import type { OutputSchema } from "./structured-output.js";
-import { TOOL_NAME, type ToolDefinition, type ToolHandlerExtra, type ToolResult } from "./tool.js";
+import {
+  assertNeedsApproval,
+  type NeedsApproval,
+  TOOL_NAME,
+  type ToolDefinition,
+  type ToolHandlerExtra,
+  type ToolResult,
+} from "./tool.js";
 import { messageOf } from "./tool-execution.js";
 import type { WorkspaceGrant } from "./workspace.js";
 
@@ -32,6 +40,8 @@ export interface AgentToolOptions<TInput = any> {
   mapInput?: (input: TInput) => string | UserContentBlock[];
   /** Host-owned annotation, passed through to ToolDefinition.metadata; never shown to the model. */
   metadata?: Record<string, unknown>;
+  /** Delegating itself needs a person's approval (or a function deciding from the input and context). */
+  needsApproval?: NeedsApproval<any>;
 }
 
 /** delegateTool() takes the same options. */
@@ -43,6 +53,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   "inputSchema",
   "mapInput",
   "metadata",
+  "needsApproval",
 ]);
 
 /**
@@ -105,6 +116,7 @@ function delegationTool(
       `${owner}: outputSchema must be a schema (a zod schema, a Standard Schema, or { parse }).`,
     );
   }
+  assertNeedsApproval(options.needsApproval, owner);
   const schema = resolveOutputContract(owner, options.outputSchema, declaredOutputSchemaOf(target));
   const fresh = isAgentSpec(target);
 
@@ -158,9 +170,12 @@ function delegationTool(
     inputSchema: toToolInputSchema(inputSchema, owner),
     schema: inputSchema,
     handler,
+    resume: (state: unknown, decisions: ApprovalDecision[], extra: ToolHandlerExtra) =>
+      resumeDelegatedChild(name, target, state as DelegationPauseState, decisions, extra, schema),
     // A fresh session per call can overlap with others; one live session cannot run two queries at once.
     ...(fresh ? { isConcurrencySafe: () => true } : {}),
     ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+    ...(options.needsApproval !== undefined ? { needsApproval: options.needsApproval } : {}),
   };
   return Object.freeze(definition);
 }
@@ -182,7 +197,9 @@ function grantNotCovered(rejected: WorkspaceGrant[], extra: ToolHandlerExtra): T
 /**
  * Runs a delegation as an ask: the child (a fresh session for a spec, closed afterwards; else the live target)
  * runs to completion with the caller's signal, interrupt, tracer, deadline and accepted grants, its messages
- * stream into the caller's query as agent_message events, and its result is held to the output contract.
+ * stream into the caller's query as agent_message events, and its result is held to the output contract. A child
+ * that ends "awaiting_approval" suspends the call: its approvals surface on the caller (and, through it, on the
+ * outermost run), and resumeDelegatedChild() continues it once they are decided.
  * Exported (internal entry) so a runtime that routes asks itself gives the same answer as core.
  */
 export async function runDelegatedChild(
@@ -192,9 +209,66 @@ export async function runDelegatedChild(
   const spawned = isAgentSpec(request.target) ? request.target.spawn() : undefined;
   const child: AgentLike<any> = spawned ?? (request.target as AgentLike<any>);
   try {
-    return await runChild(request.tool, child, request.prompt, request.grants, extra, request.outputSchema);
+    return await runChild(
+      request.tool,
+      child,
+      options => child.query(request.prompt, options),
+      request.grants,
+      extra,
+      request.outputSchema,
+      spawned,
+    );
   } finally {
     // A fresh session per call owns its workspace and handles: release them now, not at exit.
+    await spawned?.close().catch(() => {});
+  }
+}
+
+/**
+ * What a suspended delegation stores to resume (JSON: it lives in the caller's history). A spec's fresh session is
+ * closed when the call suspends, so its conversation — paused batch included — travels in the state and a new
+ * session continues it, in this process or another. A live session keeps its own pause.
+ */
+export type DelegationPauseState =
+  | { kind: "session"; history: ModelMessage[]; grants: WorkspaceGrant[] }
+  | { kind: "live"; grants: WorkspaceGrant[] };
+
+/** Continues a suspended delegation with the decisions for its approvals (ToolDefinition.resume of agentTool). */
+export async function resumeDelegatedChild(
+  tool: string,
+  target: DelegationTarget<any>,
+  state: DelegationPauseState,
+  decisions: ApprovalDecision[],
+  extra: ToolHandlerExtra,
+  schema: OutputSchema | undefined,
+): Promise<ToolResult> {
+  const spawned = state.kind === "session" && isAgentSpec(target) ? target.spawn() : undefined;
+  const child = (spawned ?? target) as AgentLike<any> & {
+    resume?: (decisions: ApprovalDecision[], options?: QueryOptions<any>) => AsyncIterable<SDKMessage>;
+  };
+  try {
+    if (spawned && state.kind === "session") await spawned.replaceHistory(state.history);
+    if (typeof child.resume !== "function") {
+      return {
+        isError: true,
+        content: `child_error: the delegated agent "${tool}" paused for approval but cannot be resumed (it has no resume()).`,
+      };
+    }
+    return await runChild(
+      tool,
+      child,
+      options => child.resume!(decisions, options),
+      state.grants,
+      extra,
+      schema,
+      spawned,
+    );
+  } catch (error) {
+    return {
+      isError: true,
+      content: `child_error: the delegated agent could not resume: ${messageOf(error)}`,
+    };
+  } finally {
     await spawned?.close().catch(() => {});
   }
 }
@@ -203,10 +277,11 @@ export async function runDelegatedChild(
 async function runChild(
   name: string,
   child: AgentLike<any>,
-  prompt: PromptInput,
+  start: (options: QueryOptions<any>) => AsyncIterable<SDKMessage>,
   grants: WorkspaceGrant[],
   extra: ToolHandlerExtra,
   schema: OutputSchema | undefined,
+  spawned: { getHistory(): Promise<ModelMessage[]> } | undefined,
 ): Promise<ToolResult> {
   const onInterrupt = () => child.interrupt();
   extra.run.interrupted.addEventListener("abort", onInterrupt, { once: true });
@@ -221,7 +296,7 @@ async function runChild(
   if (extra.run.requestTimeoutMs !== undefined) queryOptions.requestTimeoutMs = extra.run.requestTimeoutMs;
   let result: SDKResultMessage | undefined;
   try {
-    for await (const message of child.query(prompt, queryOptions)) {
+    for await (const message of start(queryOptions)) {
       await extra.emit({
         type: "agent_message",
         agent: name,
@@ -240,6 +315,20 @@ async function runChild(
     extra.run.interrupted.removeEventListener("abort", onInterrupt);
   }
   if (!result) return { isError: true, content: "child_error: the delegated agent ended without a result." };
+  if (result.subtype === "awaiting_approval") {
+    const state: DelegationPauseState = spawned
+      ? { kind: "session", history: await spawned.getHistory(), grants }
+      : { kind: "live", grants };
+    const approvals = (result.pendingApprovals ?? []).map(approval => ({
+      ...approval,
+      agentPath: [name, ...approval.agentPath],
+    }));
+    return {
+      content: `The delegated agent "${name}" is awaiting approval.`,
+      suspend: { approvals, state },
+      usage: result.usage,
+    };
+  }
   const output = await childOutput(result, schema);
   return { content: output.content, ...(output.ok ? {} : { isError: true }), usage: result.usage };
 }

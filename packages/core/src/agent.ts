@@ -1,9 +1,20 @@
 import { type QueryControl, runQuery } from "./agent-loop.js";
 import { type QueryOptions, validateQueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import {
+  type ApprovalDecision,
+  discardedResults,
+  isResumeInput,
+  type PendingApproval,
+  pendingBatchOf,
+  type ResumeInput,
+  undecidedApprovals,
+  validateDecisionList,
+  withPendingBatch,
+} from "./approvals.js";
 import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./errors.js";
 import { findHistoryProblem } from "./history-invariant.js";
-import type { ModelMessage, PromptInput } from "./messages.js";
+import type { AssistantModelMessage, ModelMessage, PromptInput } from "./messages.js";
 import { validatePrompt } from "./prompt-validation.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
 import type { ToolDefinition } from "./tool.js";
@@ -47,14 +58,16 @@ export class Agent<TContext = unknown, TOutput = unknown>
   /**
    * Runs one query and yields its SDK messages: system (init), stream_event, assistant, user (tool results)
    * and, last, exactly one result. Throws ConcurrentQueryError when another query of this Agent is running.
+   * `{ approvals }` instead of a prompt resumes a query that ended "awaiting_approval" (see resume()).
    */
   query(
-    prompt: PromptInput,
+    prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext> = {},
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#closing) throw new AgentClosedError();
     // Checked before the query starts: a bad prompt or option changes nothing (no history, no store write).
-    validatePrompt(prompt);
+    if (isResumeInput(prompt)) validateDecisionList(prompt.approvals);
+    else validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
     started.generator = this.#run(prompt, options, started);
@@ -63,7 +76,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
 
   /** Runs one query to the end and returns its result message. */
   async prompt(
-    prompt: PromptInput,
+    prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext> = {},
   ): Promise<SDKResultMessage<TOutput>> {
     let result: SDKResultMessage<TOutput> | undefined;
@@ -71,6 +84,49 @@ export class Agent<TContext = unknown, TOutput = unknown>
       if (message.type === "result") result = message as SDKResultMessage<TOutput>;
     }
     return result!;
+  }
+
+  /**
+   * Continues a query that ended "awaiting_approval" with a person's decisions: approved calls run (with an edited
+   * input, validated again), rejected ones are answered with the reason the model reads, and the loop goes on.
+   * Decisions for only some calls are recorded and the query ends awaiting the rest. Works in a new process over the
+   * same history store. An unknown id, a call decided twice, or no pause at all throws InvalidApprovalError and
+   * changes nothing. Same as `query({ approvals: decisions }, options)`.
+   */
+  resume(
+    decisions: ApprovalDecision[],
+    options: QueryOptions<TContext> = {},
+  ): AsyncGenerator<SDKMessage, void, undefined> {
+    return this.query({ approvals: decisions }, options);
+  }
+
+  /** The calls waiting for a person's decision (loading the history first); empty when nothing is paused. */
+  async getPendingApprovals(): Promise<PendingApproval[]> {
+    await this.#runtime.conversation.ensureLoaded();
+    const paused = pendingBatchOf(this.#runtime.conversation.messages);
+    return paused ? structuredClone(undecidedApprovals(paused)) : [];
+  }
+
+  /**
+   * Drops a pause: every call of the paused batch is answered without running (calls that ran before the pause
+   * keep their results), so the session accepts new prompts. `message` is what the model reads for the dropped
+   * calls. Idle-only. Returns the approvals that were dropped.
+   */
+  async discardPendingApprovals(options: { message?: string } = {}): Promise<PendingApproval[]> {
+    if (this.#control) {
+      throw new ConcurrentQueryError(
+        "discardPendingApprovals() was called while a query is running. Wait for it to finish first.",
+      );
+    }
+    const conversation = this.#runtime.conversation;
+    await conversation.ensureLoaded();
+    const last = conversation.messages.at(-1) as AssistantModelMessage | undefined;
+    const paused = last?.role === "assistant" ? last.pendingBatch : undefined;
+    if (!last || !paused) return [];
+    const dropped = undecidedApprovals(paused);
+    await conversation.updateLast(withPendingBatch(last, undefined));
+    await conversation.append({ role: "user", content: discardedResults(last, paused, options.message) });
+    return dropped;
   }
 
   /** Interrupts the running query (subtype "interrupted"); returns false when no query is running. */
@@ -150,7 +206,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
   }
 
   async *#run(
-    prompt: PromptInput,
+    prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext>,
     started: { generator?: AsyncGenerator<SDKMessage, void, undefined> },
   ): AsyncGenerator<SDKMessage, void, undefined> {

@@ -1,12 +1,21 @@
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import type { PendingBatch } from "./approvals.js";
+import type { PlannedCall } from "./call-plan.js";
 import { EventChannel } from "./event-channel.js";
 import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { pauseFromOutcomes } from "./pending-batch.js";
 import type { QueryGuard } from "./query-guard.js";
 import type { QueryControl } from "./request-deadline.js";
 import type { RunTrace } from "./run-trace.js";
 import type { SDKMessage } from "./sdk-messages.js";
-import { type BatchResult, type CallTiming, runToolBatch } from "./tool-batch.js";
+import {
+  type BatchContext,
+  type BatchResult,
+  type CallTiming,
+  planToolBatch,
+  runPlannedBatch,
+} from "./tool-batch.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
 import type { ToolResultData } from "./trace-events.js";
 import type { ContextTracer } from "./tracer.js";
@@ -22,61 +31,95 @@ export interface BatchStepContext {
   childTracer: ContextTracer | undefined;
 }
 
+/** How a batch step ended: every call answered (recorded, `user` yielded), or paused inside for approval. */
+export type BatchStepResult =
+  | { kind: "done"; outcomes: ToolCallOutcome[] }
+  | { kind: "paused"; batch: PendingBatch; outcomes: ToolCallOutcome[] };
+
 /**
- * The tool-batch step of the loop: traces the calls, runs the batch while nested agents' messages stream through,
- * records one result per call in the history and yields the `user` message. Returns the outcomes (for endTurn and
- * usage). A throwing onToolResult hook propagates after placeholders keep the history well-formed; an early end
- * of the query is handled by the guard, which records the batch's results itself.
+ * The tool-batch step of the loop, for one assistant turn's calls. plan() decides every call before any runs
+ * (validation, permission, approval); run() traces the calls, runs the plan while nested agents' messages stream
+ * through, records one result per call in the history and yields the `user` message — or, when a call paused
+ * inside (a delegated agent awaiting approval), returns the pause record instead. A throwing onToolResult hook
+ * propagates after placeholders keep the history well-formed; an early end of the query is handled by the guard,
+ * which records the batch's results itself.
  */
-export async function* runBatchStep(
-  step: BatchStepContext,
-  calls: ToolUseBlock[],
-  turn: number,
-  truncated: boolean,
-): AsyncGenerator<SDKMessage, ToolCallOutcome[], undefined> {
-  const { runtime, options, control, trace, guard } = step;
-  if (trace.enabled) {
-    for (const call of calls)
-      await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input, turn });
+export class BatchStep {
+  readonly #nested = new EventChannel<SDKMessage>();
+  readonly #batch: BatchContext;
+
+  constructor(
+    private readonly step: BatchStepContext,
+    private readonly calls: readonly ToolUseBlock[],
+    private readonly turn: number,
+    truncated: boolean,
+  ) {
+    const { runtime, options, control, trace, guard } = step;
+    this.#batch = {
+      tools: runtime.tools.byName,
+      permission: runtime.permission,
+      context: options.context,
+      signal: guard.signal,
+      graceMs: runtime.toolAbortGraceMs,
+      sessionId: runtime.sessionId,
+      permissions: options.permissions ?? {},
+      concurrency: runtime.concurrency,
+      policy: runtime.toolBatchPolicy,
+      hooks: runtime.hooks,
+      structuredOutput: runtime.outputSchema !== undefined,
+      truncated,
+      emit: message => this.#nested.push(message),
+      run: {
+        runId: trace.runId,
+        tracer: step.childTracer,
+        requestTimeoutMs: options.requestTimeoutMs,
+        interrupted: control.interruptController.signal,
+        runtime: options.runtime,
+      },
+      onResult: trace.enabled
+        ? (call, outcome, timing) =>
+            trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
+        : undefined,
+    };
   }
-  const nested = new EventChannel<SDKMessage>();
-  const batch = runToolBatch(calls, {
-    tools: runtime.tools.byName,
-    permission: runtime.permission,
-    context: options.context,
-    signal: guard.signal,
-    graceMs: runtime.toolAbortGraceMs,
-    sessionId: runtime.sessionId,
-    permissions: options.permissions ?? {},
-    concurrency: runtime.concurrency,
-    policy: runtime.toolBatchPolicy,
-    hooks: runtime.hooks,
-    structuredOutput: runtime.outputSchema !== undefined,
-    truncated,
-    emit: message => nested.push(message),
-    run: {
-      runId: trace.runId,
-      tracer: step.childTracer,
-      requestTimeoutMs: options.requestTimeoutMs,
-      interrupted: control.interruptController.signal,
-      runtime: options.runtime,
-    },
-    onResult: trace.enabled
-      ? (call, outcome, timing) =>
-          trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
-      : undefined,
-  });
-  const record = (result: BatchResult) => recordResults(runtime, calls, result);
-  guard.trackBatch(batch, nested as EventChannel<unknown>, async result => {
-    await record(result);
-  });
-  // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
-  const result = yield* nested.drainUntil(batch);
-  guard.batchRecorded();
-  const results = await record(result);
-  if (result.failure) throw result.failure.error; // recorded first: the history stays well-formed
-  yield { type: "user", message: { role: "user", content: results }, session_id: runtime.sessionId, turn };
-  return result.outcomes;
+
+  plan(): Promise<PlannedCall[]> {
+    return planToolBatch(this.calls, this.#batch);
+  }
+
+  async *run(planned: PlannedCall[]): AsyncGenerator<SDKMessage, BatchStepResult, undefined> {
+    const { runtime, trace, guard } = this.step;
+    if (trace.enabled) {
+      for (const entry of planned) {
+        if (entry.status === "final") continue; // traced before the pause
+        const { call } = entry;
+        await trace.emit("tool_use", { id: call.id, name: call.name, input: call.input, turn: this.turn });
+      }
+    }
+    const running = runPlannedBatch(planned, this.#batch);
+    const record = (result: BatchResult) => recordResults(runtime, this.calls, result);
+    guard.trackBatch(running, this.#nested as EventChannel<unknown>, async result => {
+      await record(result);
+    });
+    // Delegated agents' messages surface while the batch runs, each taken before the next is produced.
+    const result = yield* this.#nested.drainUntil(running);
+    guard.batchRecorded();
+    const paused =
+      result.failure?.kind === "hook" ? undefined : pauseFromOutcomes(this.calls, result.outcomes, this.turn);
+    if (paused) {
+      if (result.failure) throw result.failure.error;
+      return { kind: "paused", batch: paused, outcomes: result.outcomes };
+    }
+    const results = await record(result);
+    if (result.failure) throw result.failure.error; // recorded first: the history stays well-formed
+    yield {
+      type: "user",
+      message: { role: "user", content: results },
+      session_id: runtime.sessionId,
+      turn: this.turn,
+    };
+    return { kind: "done", outcomes: result.outcomes };
+  }
 }
 
 /**
@@ -85,7 +128,7 @@ export async function* runBatchStep(
  */
 async function recordResults(
   runtime: AgentRuntime,
-  calls: ToolUseBlock[],
+  calls: readonly ToolUseBlock[],
   result: BatchResult,
 ): Promise<ToolResultBlock[]> {
   const results =

@@ -62,6 +62,15 @@ export class Conversation {
     this.#storeBehind = !ok;
   }
 
+  /**
+   * Replaces the last message (a paused batch's assistant message gains or loses its pause record) in memory and,
+   * since stores only append or replace, by rewriting the store's copy.
+   */
+  async updateLast(message: ModelMessage): Promise<void> {
+    this.messages[this.messages.length - 1] = message;
+    await this.#write(store => store.replace([...this.messages]));
+  }
+
   /** Releases the store's handles (Agent.close()); the store reopens on its next use. */
   async release(): Promise<void> {
     if (this.store) await persist(this.store, store => store.close?.() ?? Promise.resolve());

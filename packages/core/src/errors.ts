@@ -160,3 +160,26 @@ export class InvalidHistoryError extends AgentLatticeError {
     super("invalid_history", message);
   }
 }
+
+/** resume() was given decisions that do not fit the pending calls (unknown id, decided twice, bad shape). */
+export class InvalidApprovalError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_approval";
+  constructor(message: string) {
+    super("invalid_approval", message);
+  }
+}
+
+/** A new prompt was sent while the session is awaiting approval of earlier calls. */
+export class ApprovalPendingError extends AgentLatticeError {
+  static override readonly errorCode = "approval_pending";
+  /** The calls still waiting for a decision. */
+  readonly pendingToolUseIds: string[];
+  constructor(pendingToolUseIds: string[]) {
+    super(
+      "approval_pending",
+      `This session is awaiting approval of ${pendingToolUseIds.length} tool call(s) (${pendingToolUseIds.join(", ")}). ` +
+        "Answer them with agent.resume(decisions), or drop them with agent.discardPendingApprovals(), before sending a new prompt.",
+    );
+    this.pendingToolUseIds = pendingToolUseIds;
+  }
+}

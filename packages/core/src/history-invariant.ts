@@ -34,7 +34,7 @@ export function findHistoryProblem(messages: unknown): string | undefined {
     }
   }
   const last = history.at(-1);
-  if (last?.role === "assistant" && toolUseIds(last).length > 0) {
+  if (last?.role === "assistant" && toolUseIds(last).length > 0 && !last.pendingBatch) {
     return `the last message (${history.length - 1}) calls tools that no tool_result answers`;
   }
   return undefined;
@@ -64,14 +64,15 @@ export function repairHistory(messages: readonly ModelMessage[]): {
       continue;
     }
     if (expected.length > 0) {
-      // An assistant message right after unanswered calls: answer them first.
+      // An assistant message right after unanswered calls (or after a pause that was never resumed): answer them.
       out.push({ role: "user", content: expected.map(unfinishedResult) });
       changed = true;
     }
     out.push(message);
   }
   const last = out.at(-1);
-  if (last?.role === "assistant" && toolUseIds(last).length > 0) {
+  // A batch paused for approval is not dangling: its calls wait for agent.resume().
+  if (last?.role === "assistant" && toolUseIds(last).length > 0 && !last.pendingBatch) {
     out.push({ role: "user", content: toolUseIds(last).map(unfinishedResult) });
     changed = true;
   }

@@ -1,4 +1,5 @@
 // @agent-lattice/core public API. Every name here is documented at its definition.
+
 export type { Agent, AgentLike } from "./agent.js";
 export {
   type AgentOptions,
@@ -10,6 +11,14 @@ export type { AgentSpec, DelegationTarget } from "./agent-spec.js";
 export { type AgentToolOptions, agentTool, type DelegateToolOptions, delegateTool } from "./agent-tool.js";
 export type { AgentToolInput, DelegationMode } from "./agent-tool-input.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
+export type {
+  ApprovalDecision,
+  PendingApproval,
+  PendingBatch,
+  PendingCall,
+  QueryInput,
+  ResumeInput,
+} from "./approvals.js";
 export { type CacheControlCarrier, withoutCacheControl } from "./cache-breakpoints.js";
 export {
   type AutoCompactOptions,
@@ -20,7 +29,9 @@ export {
   AgentClosedError,
   AgentLatticeError,
   APIError,
+  ApprovalPendingError,
   ConcurrentQueryError,
+  InvalidApprovalError,
   InvalidHistoryError,
   InvalidOptionError,
   InvalidPromptError,
@@ -84,8 +95,11 @@ export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
 export type { DelegationRequest, QueryRuntime, TurnBoundary } from "./query-runtime.js";
 export type { InferSchema, JsonSchemaBacked, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
 export type {
+  ResolvedApproval,
   ResultSubtype,
   SDKAgentMessage,
+  SDKApprovalRequestedMessage,
+  SDKApprovalResolvedMessage,
   SDKAssistantMessage,
   SDKCompactionMessage,
   SDKMessage,
@@ -98,6 +112,7 @@ export type {
 export { LOAD_SKILL_TOOL_NAME, loadSkill, type Skill, type SkillDefinition, skill } from "./skills.js";
 export { type OutputSchema, SUBMIT_OUTPUT_TOOL_NAME } from "./structured-output.js";
 export {
+  type NeedsApproval,
   type RunContext,
   type ToolDefinition,
   type ToolHandler,
@@ -111,6 +126,8 @@ export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-b
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
 export type { SourcedToolDefinition, ToolSource } from "./tool-source.js";
 export type {
+  ApprovalRequestedData,
+  ApprovalResolvedData,
   AssistantMessageData,
   CompactionData,
   ContextTraceEnvelope,

@@ -1,3 +1,5 @@
+import type { PendingBatch } from "./approvals.js";
+
 /**
  * Conversation content, in the Anthropic Messages wire vocabulary (snake_case fields), so that history
  * can be sent to any Anthropic-compatible provider without translation.
@@ -81,6 +83,11 @@ export type AssistantModelMessage = {
   content: AssistantContentBlock[];
   providerResponseId?: string;
   model?: string;
+  /**
+   * Present while this turn's tool batch is paused for human approval (the query ended "awaiting_approval"): what
+   * each call is waiting for. Stored with the history, never sent to the model.
+   */
+  pendingBatch?: PendingBatch;
 };
 
 export type ModelMessage = UserModelMessage | AssistantModelMessage;

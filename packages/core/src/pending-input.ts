@@ -2,6 +2,7 @@ import { raceAbort } from "./abort.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { InvalidOptionError } from "./errors.js";
 import { EventChannel } from "./event-channel.js";
+import { linkSignals } from "./linked-signal.js";
 import type { UserContentBlock } from "./messages.js";
 import type { QueryGuard } from "./query-guard.js";
 import type { QueryRuntime } from "./query-runtime.js";
@@ -22,7 +23,8 @@ export async function* admitPendingInput(
   guard: QueryGuard,
   turn: number,
 ): AsyncGenerator<SDKMessage, UserContentBlock[] | "stopped", undefined> {
-  const stop = AbortSignal.any([guard.signal, control.interruptController.signal]);
+  const link = linkSignals([guard.signal, control.interruptController.signal]);
+  const stop = link.signal;
   const channel = new EventChannel<SDKMessage>();
   const untrack = guard.trackChannel(channel as EventChannel<unknown>);
   try {
@@ -50,5 +52,6 @@ export async function* admitPendingInput(
     return input ?? [];
   } finally {
     untrack();
+    link.release();
   }
 }

@@ -2,6 +2,7 @@ import type { Conversation } from "./conversation.js";
 import { AbortError } from "./errors.js";
 import type { EventChannel } from "./event-channel.js";
 import { toolUseIds } from "./history-invariant.js";
+import { linkSignals } from "./linked-signal.js";
 import type { ToolResultBlock } from "./messages.js";
 import type { BatchResult } from "./tool-batch.js";
 
@@ -31,8 +32,11 @@ export class QueryGuard {
     | undefined;
   #channels = new Set<EventChannel<unknown>>();
 
+  readonly #link: { signal: AbortSignal; release(): void } | undefined;
+
   constructor(querySignal: AbortSignal | undefined) {
-    this.signal = querySignal ? AbortSignal.any([querySignal, this.#stopped.signal]) : this.#stopped.signal;
+    this.#link = querySignal ? linkSignals([querySignal, this.#stopped.signal]) : undefined;
+    this.signal = this.#link?.signal ?? this.#stopped.signal;
   }
 
   /** Registers the running batch and how its results are recorded; cleared by batchRecorded(). */
@@ -60,6 +64,14 @@ export class QueryGuard {
    * by the load-time repair of the next session.
    */
   async settle(conversation: Conversation, completed: boolean): Promise<void> {
+    try {
+      await this.#settle(conversation, completed);
+    } finally {
+      this.#link?.release(); // detach from the host's signal: the query is over
+    }
+  }
+
+  async #settle(conversation: Conversation, completed: boolean): Promise<void> {
     if (completed && !this.#batch) return;
     if (!this.#stopped.signal.aborted)
       this.#stopped.abort(new AbortError("The query's consumer stopped reading it."));
@@ -72,7 +84,7 @@ export class QueryGuard {
         await batch.record(await batch.done);
       }
       const last = conversation.messages.at(-1);
-      if (last?.role === "assistant") {
+      if (last?.role === "assistant" && !last.pendingBatch) {
         const unanswered = toolUseIds(last);
         if (unanswered.length) await conversation.append({ role: "user", content: unanswered.map(notRun) });
       }

@@ -83,6 +83,8 @@ function cacheMarkerFor(runtime: AgentRuntime, options: QueryOptions<any>): Cach
 /** Provider metadata (providerResponseId, model) stays in our history but is not part of the wire format. */
 function toWireMessage(message: ModelMessage): ModelMessage {
   if (message.role !== "assistant") return message;
-  const { providerResponseId, model, ...wire } = message as AssistantModelMessage;
-  return providerResponseId === undefined && model === undefined ? message : wire;
+  const { providerResponseId, model, pendingBatch, ...wire } = message as AssistantModelMessage;
+  return providerResponseId === undefined && model === undefined && pendingBatch === undefined
+    ? message
+    : wire;
 }

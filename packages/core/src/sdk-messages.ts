@@ -1,3 +1,4 @@
+import type { PendingApproval } from "./approvals.js";
 import type { AgentLatticeError } from "./errors.js";
 import type { AssistantModelMessage, ToolResultBlock } from "./messages.js";
 import type { RawStreamEvent, StopReason } from "./model-client.js";
@@ -53,6 +54,8 @@ export type SDKUserMessage = {
 export type ResultSubtype =
   | "success"
   | "interrupted"
+  /** Not an error: calls wait for a person's decision; `pendingApprovals` lists them, agent.resume() continues. */
+  | "awaiting_approval"
   | "error_max_turns"
   | "error_during_execution"
   | "error_abort"
@@ -79,7 +82,39 @@ export type SDKResultMessage<TOutput = unknown> = {
   session_id: string;
   /** The typed error behind an error_* subtype. */
   error?: AgentLatticeError;
+  /** With subtype "awaiting_approval": the calls waiting for a person's decision. */
+  pendingApprovals?: PendingApproval[];
 };
+
+/** Calls of a batch wait for a person's decision; the query ends "awaiting_approval" right after this. */
+export type SDKApprovalRequestedMessage = {
+  type: "approval_requested";
+  approvals: PendingApproval[];
+  session_id: string;
+  /** The turn whose batch paused. */
+  turn: number;
+};
+
+/** A person's decisions were applied (at the start of a resumed query). */
+export type SDKApprovalResolvedMessage = {
+  type: "approval_resolved";
+  decisions: ResolvedApproval[];
+  session_id: string;
+};
+
+/** One applied decision, as events and traces report it. */
+export interface ResolvedApproval {
+  toolUseId: string;
+  toolName: string;
+  agentPath: string[];
+  behavior: "approve" | "reject";
+  /** The person (or system) that decided, when the host said. */
+  decidedBy?: string;
+  /** The rejection's message. */
+  message?: string;
+  /** The approval came with an edited input. */
+  edited: boolean;
+}
 
 /**
  * A delegated agent's message, surfaced in the parent's stream while the delegating tool runs, so a host can
@@ -108,6 +143,8 @@ export type SDKAgentMessage = {
  */
 export interface SDKMessageMap {
   agent_message: SDKAgentMessage;
+  approval_requested: SDKApprovalRequestedMessage;
+  approval_resolved: SDKApprovalResolvedMessage;
   system: SDKSystemInitMessage | SDKCompactionMessage;
   stream_event: SDKStreamEventMessage;
   assistant: SDKAssistantMessage;

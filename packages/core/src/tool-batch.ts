@@ -1,3 +1,4 @@
+import { type PlannedCall, planCall } from "./call-plan.js";
 import { type AgentHooks, applyToolResultHook } from "./hooks.js";
 import type { ToolUseBlock } from "./messages.js";
 import { exclusiveBatchViolation } from "./structured-output.js";
@@ -6,9 +7,9 @@ import { groupForExecution, type ResolvedConcurrency } from "./tool-concurrency.
 import {
   cancelledOutcome,
   errorOutcome,
-  type PreparedCall,
   prepareToolCall,
-  runPreparedCall,
+  resumeSuspendedCall,
+  runPlannedCall,
   type ToolCallOutcome,
   type ToolRunContext,
 } from "./tool-execution.js";
@@ -42,18 +43,40 @@ export interface BatchResult {
 }
 
 /**
- * Runs one assistant turn's tool calls and returns one outcome per call, in tool_use order, so every tool_use
- * is answered by exactly one tool_result: batch rules first (submit_output exclusivity, the host's policy), then
- * execution in concurrency groups. Each call's onToolResult hook and onResult observer run as that call ends, so
- * a trace shows each result when it happened. A failing hook or observer does not stop the other calls; the
- * first failure is reported once the batch has settled.
+ * Plans one assistant turn's tool calls, one entry per call in tool_use order, before any of them runs: batch
+ * rules first (max_tokens truncation, submit_output exclusivity, the host's policy — any of them answers every
+ * call), then each call's input validation, permission and approval. A plan holding an "approval" entry pauses the
+ * batch; otherwise runPlannedBatch() executes it.
  */
-export async function runToolBatch(
+export async function planToolBatch(
   calls: readonly ToolUseBlock[],
+  batch: BatchContext,
+): Promise<PlannedCall[]> {
+  const rejected = batch.truncated ? truncatedBatchOutcomes(calls) : await batchRejection(calls, batch);
+  if (rejected)
+    return rejected.map((outcome, index) => ({ status: "answered", call: calls[index]!, outcome }));
+  const prepared = await Promise.all(calls.map(call => prepareToolCall(call, batch)));
+  const planned: PlannedCall[] = [];
+  // In tool_use order, one at a time: a host's permission callback sees calls in the order the model made them.
+  for (const entry of prepared) planned.push(await planCall(entry, batch));
+  return planned;
+}
+
+/**
+ * Executes a plan and returns one outcome per call, in tool_use order, so every tool_use is answered by exactly
+ * one tool_result (or, for a call that paused inside, a suspended outcome). Calls run in concurrency groups. Each
+ * call's onToolResult hook and onResult observer run as that call ends, so a trace shows each result when it
+ * happened; entries recorded before a pause ("final") are not hooked or traced again. A failing hook or observer
+ * does not stop the other calls; the first failure is reported once the batch has settled.
+ */
+export async function runPlannedBatch(
+  planned: readonly PlannedCall[],
   batch: BatchContext,
 ): Promise<BatchResult> {
   const result: BatchResult = { outcomes: [] };
-  const settle: Settle = async (call, outcome, startedAt) => {
+  const settle: Settle = async (entry, outcome, startedAt) => {
+    if (entry.status === "final" || outcome.suspended) return;
+    const { call } = entry;
     const endedAt = Date.now();
     try {
       outcome.block = await applyToolResultHook(batch.hooks, {
@@ -74,18 +97,22 @@ export async function runToolBatch(
       result.failure ??= { kind: "observer", error };
     }
   };
-  const rejected = batch.truncated ? truncatedBatchOutcomes(calls) : await batchRejection(calls, batch);
-  if (rejected) {
-    const now = Date.now();
-    for (const [index, outcome] of rejected.entries()) await settle(calls[index]!, outcome, now);
-    result.outcomes = rejected;
-  } else {
-    result.outcomes = await executeBatch(calls, batch, settle);
-  }
+  const outcomes = new Map<PlannedCall, ToolCallOutcome>();
+  const groups = groupForExecution([...planned], batch.concurrency.mode, entry => isConcurrencySafe(entry));
+  for (const group of groups) await runGroup(group, batch, outcomes, settle);
+  result.outcomes = planned.map(entry => outcomes.get(entry)!);
   return result;
 }
 
-type Settle = (call: ToolUseBlock, outcome: ToolCallOutcome, startedAt: number) => Promise<void>;
+/** Plans and runs a batch that cannot pause (no approvals possible): for callers outside the agent loop. */
+export async function runToolBatch(
+  calls: readonly ToolUseBlock[],
+  batch: BatchContext,
+): Promise<BatchResult> {
+  return runPlannedBatch(await planToolBatch(calls, batch), batch);
+}
+
+type Settle = (entry: PlannedCall, outcome: ToolCallOutcome, startedAt: number) => Promise<void>;
 
 /** Batch-level rules: submit_output must be alone, then the host's policy. Either rejects the whole batch. */
 async function batchRejection(calls: readonly ToolUseBlock[], batch: BatchContext) {
@@ -93,20 +120,8 @@ async function batchRejection(calls: readonly ToolUseBlock[], batch: BatchContex
   return exclusive ?? (await applyToolBatchPolicy(batch.policy, calls, batch.tools));
 }
 
-async function executeBatch(
-  calls: readonly ToolUseBlock[],
-  batch: BatchContext,
-  settle: Settle,
-): Promise<ToolCallOutcome[]> {
-  const prepared = await Promise.all(calls.map(call => prepareToolCall(call, batch)));
-  const outcomes = new Map<PreparedCall, ToolCallOutcome>();
-  const groups = groupForExecution(prepared, batch.concurrency.mode, entry => isConcurrencySafe(entry));
-  for (const group of groups) await runGroup(group, batch, outcomes, settle);
-  return prepared.map(entry => outcomes.get(entry)!);
-}
-
-function isConcurrencySafe(entry: PreparedCall): boolean {
-  if (entry.status === "answered") return true; // nothing runs for it
+function isConcurrencySafe(entry: PlannedCall): boolean {
+  if (entry.status !== "ready") return entry.status !== "resume"; // nothing runs for answered/final; resume alone
   try {
     return entry.definition.isConcurrencySafe?.(entry.input) === true;
   } catch {
@@ -119,9 +134,9 @@ function isConcurrencySafe(entry: PreparedCall): boolean {
  * answered without running, and the group still waits for the started ones to settle.
  */
 async function runGroup(
-  group: PreparedCall[],
+  group: PlannedCall[],
   batch: BatchContext,
-  outcomes: Map<PreparedCall, ToolCallOutcome>,
+  outcomes: Map<PlannedCall, ToolCallOutcome>,
   settle: Settle,
 ): Promise<void> {
   let next = 0;
@@ -129,16 +144,30 @@ async function runGroup(
     while (next < group.length) {
       const entry = group[next++]!;
       const startedAt = Date.now();
-      let outcome: ToolCallOutcome;
-      if (entry.status === "answered") outcome = entry.outcome;
-      else if (batch.signal.aborted) outcome = cancelledOutcome(entry.call);
-      else outcome = await runPreparedCall(entry, batch);
+      const outcome = await runEntry(entry, batch);
       outcomes.set(entry, outcome);
-      await settle(entry.call, outcome, startedAt);
+      await settle(entry, outcome, startedAt);
     }
   };
   const workers = Math.min(batch.concurrency.maxConcurrency, group.length);
   await Promise.all(Array.from({ length: workers }, worker));
+}
+
+async function runEntry(entry: PlannedCall, batch: BatchContext): Promise<ToolCallOutcome> {
+  switch (entry.status) {
+    case "answered":
+    case "final":
+      return entry.outcome;
+    case "approval":
+      // A plan that still needs a person must not run; the loop pauses before this. Fail closed if it does not.
+      return errorOutcome(entry.call, `Tool "${entry.call.name}" needs approval and was not run.`);
+    case "ready":
+      return batch.signal.aborted
+        ? cancelledOutcome(entry.call)
+        : runPlannedCall(entry.call, entry.definition, entry.input, batch);
+    case "resume":
+      return resumeSuspendedCall(entry.call, entry.definition, entry.state, entry.decisions, batch);
+  }
 }
 
 /** The max_tokens rule: a truncated turn's tool inputs may be cut off, so none of them runs. */

@@ -1,3 +1,4 @@
+import type { ApprovalDecision, PendingApproval } from "./approvals.js";
 import type { ToolResultBlock, ToolResultContent, ToolUseBlock } from "./messages.js";
 import type { PermissionCallback } from "./permission.js";
 import { validateWithSchema } from "./schema.js";
@@ -34,6 +35,29 @@ export interface ToolCallOutcome {
   error?: unknown;
   /** Tokens the call spent on its own model requests. */
   usage?: ReportedUsage;
+  /** The call paused inside on approvals (a delegated agent): the batch pauses instead of recording it. */
+  suspended?: { approvals: PendingApproval[]; state: unknown };
+}
+
+/**
+ * A call that paused inside (a delegated agent awaiting approval). Its block is what the model would read if the
+ * query ended before the pause was recorded (the consumer left): an error saying the call did not finish.
+ */
+function suspendedOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
+  const suspend = result.suspend!;
+  if (!Array.isArray(suspend.approvals) || suspend.approvals.length === 0) {
+    return errorOutcome(
+      call,
+      `Tool "${call.name}" returned suspend without any approvals. This is a bug in the tool.`,
+    );
+  }
+  const outcome = errorOutcome(
+    call,
+    `Tool "${call.name}" paused for approval of ${suspend.approvals.length} call(s) and did not finish.`,
+  );
+  outcome.suspended = { approvals: suspend.approvals, state: suspend.state };
+  if (result.usage) outcome.usage = result.usage;
+  return outcome;
 }
 
 /** A call whose input passed its schema and is ready to run, or one already answered. */
@@ -95,50 +119,36 @@ export async function prepareToolCall(call: ToolUseBlock, run: ToolRunContext): 
   return { status: "ready", call, definition, input: input.value };
 }
 
-/** Asks permission, then runs the handler. Never throws for tool-facing failures. */
-export async function runPreparedCall(
-  prepared: Extract<PreparedCall, { status: "ready" }>,
+/**
+ * Runs a planned call's handler (permission and approval were decided when the batch was planned). Never throws
+ * for tool-facing failures.
+ */
+export async function runPlannedCall(
+  call: ToolUseBlock,
+  definition: ToolDefinition,
+  input: unknown,
   run: ToolRunContext,
 ): Promise<ToolCallOutcome> {
-  const { call, definition } = prepared;
-  let input = prepared.input;
-  // submit_output is the harness's own channel, not a host capability, so it is not subject to permission.
-  if (run.permission && definition.kind !== "submit_output") {
-    let decision: Awaited<ReturnType<PermissionCallback>>;
-    try {
-      decision = await run.permission({
-        toolName: call.name,
-        input,
-        toolUseId: call.id,
-        context: run.context,
-        signal: run.signal,
-      });
-    } catch (error) {
-      // Fail closed: a permission check that could not decide must not let the tool run.
-      return errorOutcome(
-        call,
-        `Permission check for tool "${call.name}" failed: ${describeThrown(error)}. The tool did not run.`,
-        error,
-      );
-    }
-    if (decision?.behavior !== "allow") {
-      const reason =
-        decision?.behavior === "deny" && decision.message ? decision.message : "denied by the host";
-      return errorOutcome(call, `Permission denied for tool "${call.name}": ${reason}`);
-    }
-    if ("updatedInput" in decision && decision.updatedInput !== undefined) {
-      const revalidated = await validateWithSchema(definition.schema, decision.updatedInput);
-      if (!revalidated.ok) {
-        return errorOutcome(
-          call,
-          `The permission callback rewrote the input of "${call.name}" into invalid input: ${revalidated.message}`,
-        );
-      }
-      input = revalidated.value;
-    }
+  if (run.signal.aborted) return cancelledOutcome(call);
+  return runHandler(call, definition, extra => definition.handler(input, extra), run);
+}
+
+/** Continues a call that paused inside (a delegated agent awaiting approval), under the same bounds as a handler. */
+export async function resumeSuspendedCall(
+  call: ToolUseBlock,
+  definition: ToolDefinition,
+  state: unknown,
+  decisions: ApprovalDecision[],
+  run: ToolRunContext,
+): Promise<ToolCallOutcome> {
+  if (typeof definition.resume !== "function") {
+    return errorOutcome(
+      call,
+      `Tool "${call.name}" paused for approval but cannot be resumed (it has no resume()).`,
+    );
   }
   if (run.signal.aborted) return cancelledOutcome(call);
-  return runHandler(call, definition, input, run);
+  return runHandler(call, definition, extra => definition.resume!(state, decisions, extra), run);
 }
 
 /**
@@ -150,7 +160,7 @@ export async function runPreparedCall(
 async function runHandler(
   call: ToolUseBlock,
   definition: ToolDefinition,
-  input: unknown,
+  invoke: (extra: ToolHandlerExtra) => ToolResult | Promise<ToolResult>,
   run: ToolRunContext,
 ): Promise<ToolCallOutcome> {
   const controller = new AbortController();
@@ -171,7 +181,7 @@ async function runHandler(
   try {
     const settled = await settleWithinGrace(
       () =>
-        definition.handler(input, {
+        invoke({
           context: run.context,
           signal: controller.signal,
           toolUseId: call.id,
@@ -252,6 +262,7 @@ function settleWithinGrace<T>(
 }
 
 function toOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
+  if (result && typeof result === "object" && result.suspend) return suspendedOutcome(call, result);
   const problem = describeInvalidResult(result);
   if (problem) {
     return errorOutcome(

@@ -1,3 +1,4 @@
+import type { ApprovalDecision, PendingApproval } from "./approvals.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ToolResultContent } from "./messages.js";
 import type { JsonSchemaObject } from "./model-client.js";
@@ -21,7 +22,19 @@ export interface ToolResult {
   structuredResult?: unknown;
   /** Tokens this call spent on model requests of its own (a delegated agent); added to the query's usage. */
   usage?: ReportedUsage;
+  /**
+   * The call paused on approvals inside it (a delegated agent awaiting a person's decision). The query pauses with
+   * these approvals surfaced (its other calls finish first); `agent.resume()` later calls the tool's
+   * `resume(state, decisions, extra)` with `state` — which must be JSON-serialisable, since it is stored in the
+   * history and may be resumed by another process. `content` is ignored.
+   */
+  suspend?: { approvals: PendingApproval[]; state: unknown };
 }
+
+/** Whether a call needs a person's approval before it runs: fixed, or decided from its input and context. */
+export type NeedsApproval<TInput = any, TContext = any> =
+  | boolean
+  | ((input: TInput, context: TContext | undefined) => boolean | Promise<boolean>);
 
 /** The second argument of every tool handler. */
 export interface ToolHandlerExtra<TContext = unknown> {
@@ -70,11 +83,21 @@ export interface ToolOptions<TInput = any> {
    * answered with an error result.
    */
   timeoutMs?: number | false;
+  /**
+   * The call needs a person's approval before it runs (or a function deciding from the input and context). Unless
+   * the permission callback decides, the query ends "awaiting_approval" and agent.resume() continues it.
+   */
+  needsApproval?: NeedsApproval<TInput>;
   /** Host-owned annotation, passed through to ToolDefinition.metadata; never read by the SDK nor shown to the model. */
   metadata?: Record<string, unknown>;
 }
 
-export const TOOL_OPTION_KEYS: ReadonlySet<string> = new Set(["isConcurrencySafe", "metadata", "timeoutMs"]);
+export const TOOL_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "isConcurrencySafe",
+  "metadata",
+  "timeoutMs",
+  "needsApproval",
+]);
 
 /** "tool" for plain tools; delegation tools say "agent_tool" so batch policies can tell them apart. */
 export type ToolKind = "tool" | "agent_tool" | (string & {});
@@ -93,6 +116,14 @@ export interface ToolDefinition<TInput = any, TContext = any> {
   readonly metadata?: Record<string, unknown>;
   /** Per-call deadline (ms), or false for none. Absent: ten minutes for tools made with tool(), none otherwise. */
   readonly timeoutMs?: number | false;
+  /** Whether a call needs a person's approval first (see ToolOptions.needsApproval). */
+  readonly needsApproval?: NeedsApproval<TInput, TContext>;
+  /** Continues a call that returned `suspend`, once the approvals it surfaced were decided. */
+  resume?(
+    state: unknown,
+    decisions: ApprovalDecision[],
+    extra: ToolHandlerExtra<TContext>,
+  ): ToolResult | Promise<ToolResult>;
 }
 
 type ToolFactory<TContext> = <S extends SchemaLike<any>>(
@@ -150,6 +181,7 @@ function defineTool(
   if (options?.isConcurrencySafe !== undefined && typeof options.isConcurrencySafe !== "function") {
     throw new InvalidOptionError(`tool("${name}"): isConcurrencySafe must be a function (input) => boolean.`);
   }
+  assertNeedsApproval(options?.needsApproval, `tool("${name}")`);
   const timeoutMs = options?.timeoutMs;
   if (
     timeoutMs !== undefined &&
@@ -170,6 +202,14 @@ function defineTool(
     ...(options?.isConcurrencySafe ? { isConcurrencySafe: options.isConcurrencySafe } : {}),
     ...(options?.metadata !== undefined ? { metadata: options.metadata } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(options?.needsApproval !== undefined ? { needsApproval: options.needsApproval } : {}),
   };
   return Object.freeze(definition);
+}
+
+export function assertNeedsApproval(value: unknown, owner: string): void {
+  if (value === undefined || typeof value === "boolean" || typeof value === "function") return;
+  throw new InvalidOptionError(
+    `${owner}: needsApproval must be a boolean or a function (input, context) => boolean, got ${typeof value}.`,
+  );
 }

@@ -1,3 +1,4 @@
+import type { PendingApproval } from "./approvals.js";
 import type {
   AssistantModelMessage,
   ModelMessage,
@@ -7,7 +8,7 @@ import type {
   UserContentBlock,
 } from "./messages.js";
 import type { OutputFormatParam, ReasoningEffort, StopReason, ThinkingParam } from "./model-client.js";
-import type { ResultSubtype } from "./sdk-messages.js";
+import type { ResolvedApproval, ResultSubtype } from "./sdk-messages.js";
 import type { ToolKind } from "./tool.js";
 import type { Usage } from "./usage.js";
 
@@ -129,6 +130,15 @@ export interface ErrorEventData {
   note?: string;
 }
 
+export interface ApprovalRequestedData {
+  turn: number;
+  approvals: PendingApproval[];
+}
+
+export interface ApprovalResolvedData {
+  decisions: ResolvedApproval[];
+}
+
 export interface ResultData {
   subtype: ResultSubtype;
   is_error: boolean;
@@ -139,6 +149,8 @@ export interface ResultData {
   num_turns: number;
   duration_ms: number;
   error?: TraceErrorData;
+  /** With subtype "awaiting_approval". */
+  pendingApprovals?: PendingApproval[];
 }
 
 /**
@@ -158,6 +170,8 @@ export interface ContextTraceEventDataMap {
   tool_result: ToolResultData;
   compaction: CompactionData;
   error: ErrorEventData;
+  approval_requested: ApprovalRequestedData;
+  approval_resolved: ApprovalResolvedData;
   result: ResultData;
 }
 

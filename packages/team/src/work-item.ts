@@ -270,6 +270,15 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
     const answer = await runDelegatedChild(request, extra);
     content = typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
     isError = answer.isError === true;
+    if (answer.suspend) {
+      // A member's run paused for human approval: the team runtime cannot resume members yet, so the work item
+      // fails with a report that says which calls waited (see docs/approvals.md).
+      const waiting = answer.suspend.approvals
+        .map(approval => `${approval.toolName} (${approval.toolUseId})`)
+        .join(", ");
+      content = `child_error: the member paused for human approval of ${waiting}; approvals inside team members are not supported yet. Use approvals on the lead, or delegate with agentTool().`;
+      isError = true;
+    }
     usage = answer.usage;
   } catch (error) {
     content = `child_error: the member failed: ${messageOf(error)}`;
