@@ -160,10 +160,10 @@ describe("Agent.close()", () => {
 describe("a long-lived host signal", () => {
   it("is not left holding listeners after many queries end", async () => {
     const shutdown = new AbortController();
-    const { getEventListeners } = await import("node:events");
+    const { EventEmitter } = await import("node:events");
     const client = createScriptedModelClient({ respond: () => textTurn("ok") });
     const agent = createBareAgent({ model: "m", modelClient: client });
     for (let i = 0; i < 50; i++) await agent.prompt(`q${i}`, { signal: shutdown.signal });
-    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
   });
 });
