@@ -16,7 +16,15 @@ export function packageTestConfig(name: string, options: PackageTestOptions = {}
   const conditions = [SOURCE_CONDITION, "module", "node", "import", "default"];
   return defineConfig({
     resolve: { conditions },
-    ssr: { resolve: { conditions, externalConditions: ["node", "import", "default"] } },
+    // Vitest also hands the SSR conditions to its workers as Node --conditions, where "import" would apply to
+    // require() too: a CommonJS package requiring a dual package (pg → pg-pool) would get its ESM wrapper and break.
+    // Vite adds import/require by itself wherever it resolves, so leaving "import" out here changes nothing else.
+    ssr: {
+      resolve: {
+        conditions: conditions.filter(condition => condition !== "import"),
+        externalConditions: ["node", "import", "default"],
+      },
+    },
     test: {
       name,
       include: ["test/**/*.test.ts"],

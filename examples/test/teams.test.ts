@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runNestedTeamsExample } from "../src/nested-teams.js";
+import { runPostgresMailboxExample } from "../src/postgres-mailbox.js";
 import { runSQLiteMailboxExample } from "../src/sqlite-mailbox.js";
 import { runTeamsExample } from "../src/teams.js";
 
@@ -42,5 +43,25 @@ describe("team examples (offline)", () => {
     expect(output).toContain(
       "reply in engineering::lead: The changelog for 0.1.0 lists teams and the SQLite mailbox.",
     );
+  });
+
+  it("postgres-mailbox: a lead hands off, a worker on its own connection runs the members, both reports come back", {
+    timeout: 60_000,
+  }, async () => {
+    offline();
+    const chunks: string[] = [];
+    expect(await runPostgresMailboxExample(text => chunks.push(text))).toBe(0);
+    const output = chunks.join("");
+    if (output.includes("example skipped")) {
+      // No server and no PostgreSQL here: the example says so. CI always has one (.ci/run starts it).
+      expect(process.env.CI).not.toBe("true");
+      return;
+    }
+    expect(output).toContain("[lead] sent delegation → engineering::researcher");
+    expect(output).toContain("[worker-1] researcher finished (completed)");
+    expect(output).toContain("[lead] completed delegation → engineering::writer");
+    expect(output).toContain("Both workers reported (2 reports). Done.");
+    expect(output).toContain("worker-1 stopped: 2 completed, 0 released");
+    expect(output).toContain("states: pending → processing@worker-1 → completed@worker-1");
   });
 });

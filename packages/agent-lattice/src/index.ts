@@ -3,6 +3,7 @@
 // (@agent-lattice/testing) is on its own subpath, `agent-lattice/testing`, so it never loads with the root.
 export * from "@agent-lattice/builtin-tools";
 export * from "@agent-lattice/core";
+export * from "@agent-lattice/mailbox-postgres";
 export * from "@agent-lattice/mailbox-sqlite";
 export * from "@agent-lattice/mcp";
 export * from "@agent-lattice/team";

@@ -1,17 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { InvalidOptionError } from "@agent-lattice/core";
-import type {
-  ClaimedTeamMessage,
-  ClaimOptions,
-  NewTeamMessage,
-  SettledTeamMessage,
-  SettleOptions,
-  TeamMailbox,
-  TeamMessage,
-  TeamMessageOutcome,
-  TeamMessageStatus,
-  TeamMessageTransition,
+import {
+  type ClaimedTeamMessage,
+  type ClaimOptions,
+  createNotifiableWatch,
+  type NewTeamMessage,
+  type NotifiableMailboxWatch,
+  type SettledTeamMessage,
+  type SettleOptions,
+  type TeamMailbox,
+  type TeamMessage,
+  type TeamMessageOutcome,
+  type TeamMessageStatus,
+  type TeamMessageTransition,
 } from "@agent-lattice/team";
 import { migrate, tablesFor } from "./schema.js";
 import { isSQLiteDatabaseLike, type SQLiteDatabaseLike, type SQLiteStatementLike } from "./sqlite-like.js";
@@ -29,9 +31,17 @@ export interface SQLiteMailboxOptions {
    * connection's setting alone.
    */
   synchronous?: "NORMAL" | "FULL" | "inherit";
+  /**
+   * How watch() hears changes other connections and processes made: SQLite has no notifications, so it polls — a
+   * cheap check of the file's change counter (PRAGMA data_version), then, only when that moved, a count of the
+   * watched mailboxes' open messages on the index. The interval starts at `minMs` after a change and doubles while
+   * the file stays quiet, up to `maxMs`. Default { minMs: 5, maxMs: 200 }. Changes made through this connection wake
+   * watchers at once.
+   */
+  watchPoll?: { minMs?: number; maxMs?: number };
 }
 
-const OPTION_KEYS = new Set(["database", "tablePrefix", "busyTimeoutMs", "synchronous"]);
+const OPTION_KEYS = new Set(["database", "tablePrefix", "busyTimeoutMs", "synchronous", "watchPoll"]);
 const KINDS = new Set(["delegation", "message", "reply", "followup"]);
 const STATUSES = new Set(["pending", "processing", "completed", "failed", "cancelled", "all"]);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,48}$/;
@@ -101,6 +111,21 @@ export function createSQLiteMailbox(
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new InvalidOptionError(
       `createSQLiteMailbox(): busyTimeoutMs must be a non-negative integer, got ${JSON.stringify(busyTimeoutMs)}.`,
+    );
+  }
+  const poll = options.watchPoll ?? {};
+  const minPollMs = poll.minMs ?? 5;
+  const maxPollMs = poll.maxMs ?? 200;
+  if (
+    !poll ||
+    typeof poll !== "object" ||
+    !Number.isInteger(minPollMs) ||
+    !Number.isInteger(maxPollMs) ||
+    minPollMs < 1 ||
+    maxPollMs < minPollMs
+  ) {
+    throw new InvalidOptionError(
+      `createSQLiteMailbox(): watchPoll must be { minMs, maxMs } with integers 1 ≤ minMs ≤ maxMs, got ${JSON.stringify(options.watchPoll)}.`,
     );
   }
   const synchronous = options.synchronous ?? "NORMAL";
@@ -177,7 +202,51 @@ export function createSQLiteMailbox(
       `UPDATE ${t.messages} SET status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?, history = json_insert(history, '$[#]', json(?)) WHERE seq = ?`,
     ),
     history: db.prepare(`SELECT id, history FROM ${t.messages} WHERE seq = ?`),
+    dataVersion: db.prepare("PRAGMA data_version"),
+    // What a watcher cares about in one mailbox, from the index alone: open messages, pending ones, the newest.
+    fingerprint: db.prepare(
+      `SELECT COUNT(*) AS open, SUM(status = 'pending') AS pending, MAX(seq) AS top FROM ${t.messages} WHERE to_mailbox = ? AND status IN ('pending', 'processing')`,
+    ),
   } satisfies Record<string, SQLiteStatementLike>;
+
+  const hub = hubFor(db, prefix);
+  /** This mailbox object's open watches (close() ends them). */
+  const own = new Set<NotifiableMailboxWatch>();
+  /** Polls for other connections' changes while any watch of this connection is open. */
+  const poller = {
+    timer: undefined as ReturnType<typeof setTimeout> | undefined,
+    version: undefined as unknown,
+    interval: minPollMs,
+    fingerprints: new Map<string, string>(),
+  };
+  const fingerprintOf = (mailboxId: string) => JSON.stringify(sql.fingerprint.get(mailboxId));
+  const tick = () => {
+    poller.timer = undefined;
+    if (!hub.watches.size) return;
+    let changed = false;
+    try {
+      const version = (sql.dataVersion.get() as { data_version: unknown }).data_version;
+      if (version !== poller.version) {
+        poller.version = version;
+        for (const mailboxId of hub.watches.keys()) {
+          const fingerprint = fingerprintOf(mailboxId);
+          if (poller.fingerprints.get(mailboxId) === fingerprint) continue;
+          poller.fingerprints.set(mailboxId, fingerprint);
+          hub.notify(mailboxId);
+          changed = true;
+        }
+      }
+    } catch {
+      // The connection was closed under us, or is busy: try again at the next tick.
+    }
+    poller.interval = changed ? minPollMs : Math.min(poller.interval * 2, maxPollMs);
+    schedule();
+  };
+  const schedule = () => {
+    if (poller.timer || !hub.watches.size) return;
+    poller.timer = setTimeout(tick, poller.interval);
+    poller.timer.unref?.();
+  };
 
   const byId = (messageId: string): Row | undefined => {
     const seq = seqOf(messageId);
@@ -279,7 +348,7 @@ export function createSQLiteMailbox(
   ): SettledTeamMessage | undefined => {
     const sends = (options?.send ?? []).map(validateNew);
     assertOutcome(options?.outcome);
-    return inTransaction(() => {
+    const result = inTransaction(() => {
       const message = held(messageId, claimToken);
       if (!message) return undefined;
       const now = Date.now();
@@ -287,13 +356,17 @@ export function createSQLiteMailbox(
       const sent = sends.map(input => insert(input, now));
       return { message: settled, sent };
     });
+    if (result) for (const changed of [result.message, ...result.sent]) hub.notify(changed.to);
+    return result;
   };
 
   return {
     journalMode,
     async send(input) {
       const valid = validateNew(input);
-      return inTransaction(() => insert(valid, Date.now()));
+      const sent = inTransaction(() => insert(valid, Date.now()));
+      hub.notify(sent.to);
+      return sent;
     },
     async get(messageId) {
       const message = byId(messageId);
@@ -360,15 +433,17 @@ export function createSQLiteMailbox(
       return settle(messageId, claimToken, "failed", settleOptions);
     },
     async release(messageId, claimToken) {
-      return inTransaction(() => {
+      const released = inTransaction(() => {
         const message = held(messageId, claimToken);
         if (!message) return undefined;
         return finish(message, "pending", undefined, Date.now());
       });
+      if (released) hub.notify(released.to);
+      return released;
     },
     async cancel(messageId, cancelOptions) {
       assertOutcome(cancelOptions?.outcome);
-      return inTransaction(() => {
+      const cancelled = inTransaction(() => {
         const message = byId(messageId);
         if (!message) return undefined;
         const allowed =
@@ -377,6 +452,8 @@ export function createSQLiteMailbox(
         if (!allowed) return undefined;
         return finish(message, "cancelled", cancelOptions?.outcome, Date.now());
       });
+      if (cancelled) hub.notify(cancelled.to);
+      return cancelled;
     },
     async transitions(messageId) {
       const seq = seqOf(messageId);
@@ -390,10 +467,77 @@ export function createSQLiteMailbox(
         return transition;
       });
     },
+    async watch(mailboxIds, watchOptions) {
+      if (!Array.isArray(mailboxIds) || mailboxIds.some(id => typeof id !== "string")) {
+        throw new InvalidOptionError("watch(): mailboxIds must be an array of mailbox ids.");
+      }
+      const ids = [...new Set(mailboxIds)];
+      const watch = createNotifiableWatch({
+        ...watchOptions,
+        onClose: () => {
+          hub.remove(watch, ids);
+          own.delete(watch);
+        },
+      });
+      if (watch.closed) return watch;
+      own.add(watch);
+      // Fingerprints from now on: a change another connection commits after this point is noticed.
+      poller.version = (sql.dataVersion.get() as { data_version: unknown }).data_version;
+      for (const id of ids) if (!hub.watches.has(id)) poller.fingerprints.set(id, fingerprintOf(id));
+      hub.add(watch, ids);
+      poller.interval = minPollMs;
+      schedule();
+      return watch;
+    },
     async close() {
-      // The connection is the host's; nothing else is held.
+      // The connection is the host's; only the watch poller is ours.
+      for (const watch of [...own]) await watch.close();
+      if (poller.timer) clearTimeout(poller.timer);
+      poller.timer = undefined;
     },
   };
+}
+
+/** The watches of one connection and table prefix: local writes wake them directly, the poller wakes them for others'. */
+interface WatchHub {
+  watches: Map<string, Set<NotifiableMailboxWatch>>;
+  notify(mailboxId: string): void;
+  add(watch: NotifiableMailboxWatch, mailboxIds: string[]): void;
+  remove(watch: NotifiableMailboxWatch, mailboxIds: string[]): void;
+}
+
+const hubs = new WeakMap<object, Map<string, WatchHub>>();
+
+/** One hub per connection and prefix, so two mailbox objects on one connection still hear each other. */
+function hubFor(db: object, prefix: string): WatchHub {
+  const byPrefix = hubs.get(db) ?? new Map<string, WatchHub>();
+  hubs.set(db, byPrefix);
+  let hub = byPrefix.get(prefix);
+  if (!hub) {
+    const watches = new Map<string, Set<NotifiableMailboxWatch>>();
+    hub = {
+      watches,
+      notify: mailboxId => {
+        for (const watch of watches.get(mailboxId) ?? []) watch.notify();
+      },
+      add: (watch, mailboxIds) => {
+        for (const id of mailboxIds) {
+          const set = watches.get(id) ?? new Set();
+          set.add(watch);
+          watches.set(id, set);
+        }
+      },
+      remove: (watch, mailboxIds) => {
+        for (const id of mailboxIds) {
+          const set = watches.get(id);
+          set?.delete(watch);
+          if (set && !set.size) watches.delete(id);
+        }
+      },
+    };
+    byPrefix.set(prefix, hub);
+  }
+  return hub;
 }
 
 function toMessage(row: Row): TeamMessage {

@@ -12,7 +12,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TeamMailbox, TeamMessage } from "./mailbox.js";
+import type { TeamMailbox, TeamMailboxWatch, TeamMessage } from "./mailbox.js";
 
 export interface TeamMailboxConformanceOptions {
   /** A fresh, empty mailbox for one test. */
@@ -35,6 +35,7 @@ export interface TeamMailboxConformanceOptions {
 }
 
 const CLAIMER = fileURLToPath(new URL("../conformance/claimer.mjs", import.meta.url));
+const SENDER = fileURLToPath(new URL("../conformance/sender.mjs", import.meta.url));
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 export function describeTeamMailboxConformance(name: string, options: TeamMailboxConformanceOptions): void {
@@ -344,6 +345,122 @@ export function describeTeamMailboxConformance(name: string, options: TeamMailbo
       expect(new Set(seen).size).toBe(40);
       if (other !== mailbox) await other.close?.();
     });
+
+    // watch() is optional; a mailbox that has it must keep its promises.
+    const watchOf = async (
+      mailbox: TeamMailbox,
+      ids: string[],
+      skip: () => void,
+      signal?: AbortSignal,
+    ): Promise<TeamMailboxWatch> => {
+      if (typeof mailbox.watch !== "function") skip();
+      return mailbox.watch!(ids, signal ? { signal } : {});
+    };
+
+    it("watch(): a message sent to a watched mailbox wakes a waiter; a change before wait() is not lost", async ctx => {
+      const mailbox = await fresh();
+      const watch = await watchOf(mailbox, ["t::a", "t::b"], () => ctx.skip());
+      try {
+        const waiting = watch.wait({ timeoutMs: 10_000 });
+        await mailbox.send({ from: "t::lead", to: "t::b", content: "wake up" });
+        expect(await waiting).toBe(true);
+        // Sent while nobody waited: the next wait() resolves at once.
+        await mailbox.send({ from: "t::lead", to: "t::a", content: "again" });
+        await sleep(20);
+        const started = Date.now();
+        expect(await watch.wait({ timeoutMs: 5_000 })).toBe(true);
+        expect(Date.now() - started).toBeLessThan(2_500);
+      } finally {
+        await watch.close();
+      }
+    });
+
+    it("watch(): settling, releasing or cancelling a message of a watched mailbox wakes a waiter", async ctx => {
+      const mailbox = await fresh();
+      const first = await mailbox.send({ from: "t::lead", to: "t::a", content: "one" });
+      const second = await mailbox.send({ from: "t::lead", to: "t::a", content: "two" });
+      const watch = await watchOf(mailbox, ["t::a"], () => ctx.skip());
+      try {
+        const claimed = (await mailbox.claimNext("t::a"))!;
+        let waiting = watch.wait({ timeoutMs: 10_000 });
+        await mailbox.release(first.id, claimed.claimToken);
+        expect(await waiting).toBe(true);
+        const again = (await mailbox.claimNext("t::a"))!;
+        waiting = watch.wait({ timeoutMs: 10_000 });
+        await mailbox.complete(first.id, again.claimToken);
+        expect(await waiting).toBe(true);
+        waiting = watch.wait({ timeoutMs: 10_000 });
+        await mailbox.cancel(second.id);
+        expect(await waiting).toBe(true);
+      } finally {
+        await watch.close();
+      }
+    });
+
+    it("watch(): wait() times out with false when nothing changes; close() and the signal end pending waits", async ctx => {
+      const mailbox = await fresh();
+      const controller = new AbortController();
+      const watch = await watchOf(mailbox, ["t::quiet"], () => ctx.skip(), controller.signal);
+      const started = Date.now();
+      expect(await watch.wait({ timeoutMs: 60 })).toBe(false);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+      const stop = new AbortController();
+      const stopped = watch.wait({ signal: stop.signal });
+      stop.abort();
+      expect(await stopped).toBe(false);
+      const pending = watch.wait();
+      controller.abort();
+      expect(await pending).toBe(false);
+      expect(await watch.wait({ timeoutMs: 1_000 })).toBe(false);
+      await watch.close();
+      const other = await watchOf(mailbox, ["t::quiet"], () => ctx.skip());
+      const waiting = other.wait();
+      await other.close();
+      expect(await waiting).toBe(false);
+    });
+
+    if (options.reopen) {
+      const reopen = options.reopen;
+      it("watch(): a change made through another handle on the same store wakes a waiter", async ctx => {
+        const mailbox = await fresh();
+        const watch = await watchOf(mailbox, ["t::a"], () => ctx.skip());
+        const other = await reopen(mailbox);
+        try {
+          const waiting = watch.wait({ timeoutMs: 10_000 });
+          await other.send({ from: "t::lead", to: "t::a", content: "from elsewhere" });
+          expect(await waiting).toBe(true);
+        } finally {
+          await watch.close();
+          await other.close?.();
+        }
+      });
+    }
+
+    if (options.crossProcess) {
+      const cross = options.crossProcess;
+      it("watch(): a message sent by another process wakes a waiter here", {
+        timeout: 30_000,
+      }, async ctx => {
+        const mailbox = await fresh();
+        const watch = await watchOf(mailbox, ["t::remote"], () => ctx.skip());
+        try {
+          const module = cross.module instanceof URL ? cross.module.href : cross.module;
+          const waiting = watch.wait({ timeoutMs: 20_000 });
+          const output = await run(process.execPath, [
+            SENDER,
+            module,
+            JSON.stringify(cross.config(mailbox)),
+            "t::remote",
+            "sent by another process",
+          ]);
+          expect(await waiting).toBe(true);
+          const { id } = JSON.parse(output) as { id: string };
+          expect((await mailbox.inbox("t::remote")).map(message => message.id)).toEqual([id]);
+        } finally {
+          await watch.close();
+        }
+      });
+    }
 
     if (options.crossProcess) {
       const cross = options.crossProcess;

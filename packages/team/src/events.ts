@@ -6,8 +6,9 @@ import type { TeamMessage, TeamMessageStatus } from "./mailbox.js";
  * - `sent`: a message was stored (a delegation, a team_send, a reply or follow-up upstream)
  * - `claimed`: a member started on it (status processing)
  * - `completed` / `failed` / `cancelled`: it reached its terminal status
+ * - `released`: a worker shutting down handed it back (pending again, for another worker)
  */
-export type TeamMessageEventSubtype = "sent" | "claimed" | "completed" | "failed" | "cancelled";
+export type TeamMessageEventSubtype = "sent" | "claimed" | "completed" | "failed" | "cancelled" | "released";
 
 export type TeamMessageEvent = {
   type: "team_message";

@@ -18,6 +18,9 @@ export {
   type SettleOptions,
   TERMINAL_STATUSES,
   type TeamMailbox,
+  type TeamMailboxWaitOptions,
+  type TeamMailboxWatch,
+  type TeamMailboxWatchOptions,
   type TeamMessage,
   type TeamMessageKind,
   type TeamMessageOutcome,
@@ -25,6 +28,7 @@ export {
   type TeamMessageTransition,
 } from "./mailbox.js";
 export { MAILBOX_TOOL_NAMES } from "./mailbox-tools.js";
+export { createNotifiableWatch, type NotifiableMailboxWatch } from "./mailbox-watch.js";
 export { createMemoryMailbox } from "./memory-mailbox.js";
 export {
   createTeam,
@@ -43,3 +47,4 @@ export {
   type TeamRunner,
   type TeamRunnerOptions,
 } from "./team-runner.js";
+export { runTeamWorker, type TeamWorkerOptions, type TeamWorkerResult } from "./team-worker.js";

@@ -18,6 +18,9 @@
  * is claimed again by the next claimNext(). Settling (complete/fail/cancel/release) needs the claim's token, so a
  * claimer that lost its lease cannot settle a message someone else now owns: every message reaches exactly one
  * terminal status. Replies and follow-ups a settle sends are written in the same atomic step.
+ *
+ * Optionally, watch() lets a caller sleep until a mailbox changes — a worker with nothing to claim, a lead waiting
+ * for reports produced in other processes — instead of polling. The runtime polls (with backoff) adapters without it.
  */
 
 /** Where a message is in its life. completed, failed and cancelled are terminal. */
@@ -133,6 +136,34 @@ export interface TeamMessageTransition {
   owner?: string;
 }
 
+export interface TeamMailboxWatchOptions {
+  /** Closes the watch when aborted (its pending wait() calls resolve false). */
+  signal?: AbortSignal;
+}
+
+export interface TeamMailboxWaitOptions {
+  /** Give up after this many milliseconds (resolve false). Default: wait until a change, close or abort. */
+  timeoutMs?: number;
+  /** Stop this wait (resolve false) without closing the watch. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A subscription to changes of some mailboxes, active from the moment watch() resolved: a change that happens
+ * between two wait() calls is not lost (the next wait() resolves at once).
+ */
+export interface TeamMailboxWatch {
+  /**
+   * Resolves true once a watched mailbox changed since watch() or since the previous wait() that resolved true: a
+   * message arrived in it, or one of its messages was settled, released or cancelled (so work may be claimable, or
+   * a reply is there). Resolves false when the timeout passed, the wait's signal aborted or the watch was closed.
+   * Wake-ups may be spurious (a change elsewhere, a reconnect): re-check the mailbox after each one.
+   */
+  wait(options?: TeamMailboxWaitOptions): Promise<boolean>;
+  /** Ends the subscription; pending waits resolve false. Idempotent. */
+  close(): Promise<void>;
+}
+
 /**
  * The mailbox port. Every method is atomic with respect to every other caller of the same store, also across
  * connections and processes where the store is shared. "Not possible now" answers are values (undefined/false),
@@ -180,6 +211,13 @@ export interface TeamMailbox {
   ): Promise<TeamMessage | undefined>;
   /** The status changes of one message, oldest first. */
   transitions(messageId: string): Promise<TeamMessageTransition[]>;
+  /**
+   * Subscribes to changes of `mailboxIds` — across every process sharing the store when the store can tell (memory:
+   * this process; SQLite: polling with backoff; PostgreSQL: LISTEN/NOTIFY). Optional: without it the runtime
+   * polls with backoff. Changes it must report: a message sent to a watched mailbox; a message of one settled,
+   * released or cancelled. Claims and renewals need not be reported.
+   */
+  watch?(mailboxIds: readonly string[], options?: TeamMailboxWatchOptions): Promise<TeamMailboxWatch>;
   /** Releases what the adapter holds (not the host's database connection). Optional. */
   close?(): Promise<void>;
 }

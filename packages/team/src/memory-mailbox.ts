@@ -16,6 +16,7 @@ import {
   type TeamMessageStatus,
   type TeamMessageTransition,
 } from "./mailbox.js";
+import { createNotifiableWatch, type NotifiableMailboxWatch } from "./mailbox-watch.js";
 import { processOwner } from "./owner.js";
 
 interface Stored {
@@ -45,6 +46,11 @@ export function createMemoryMailbox(): TeamMailbox {
   /** The unsettled ones per mailbox, oldest first: claims scan only these. */
   const openByMailbox = new Map<string, Stored[]>();
   const log = new Map<string, TeamMessageTransition[]>();
+  /** Open watches per mailbox id: a change wakes them in-process (watch()). */
+  const watchers = new Map<string, Set<NotifiableMailboxWatch>>();
+  const changed = (mailboxId: string) => {
+    for (const watch of watchers.get(mailboxId) ?? []) watch.notify();
+  };
 
   const record = (
     id: string,
@@ -72,6 +78,7 @@ export function createMemoryMailbox(): TeamMailbox {
     }
     log.set(message.id, []);
     record(message.id, null, "pending", now);
+    changed(message.to);
     return message;
   };
 
@@ -156,6 +163,7 @@ export function createMemoryMailbox(): TeamMailbox {
     };
     stored.claimToken = undefined;
     record(stored.message.id, previous, status, now, token ? { token, owner: claimedBy } : undefined);
+    changed(stored.message.to);
   };
 
   return {
@@ -232,6 +240,26 @@ export function createMemoryMailbox(): TeamMailbox {
     },
     async transitions(messageId) {
       return (log.get(messageId) ?? []).map(entry => ({ ...entry }));
+    },
+    async watch(mailboxIds, options) {
+      const ids = [...new Set(mailboxIds)];
+      const watch = createNotifiableWatch({
+        ...options,
+        onClose: () => {
+          for (const id of ids) {
+            const set = watchers.get(id);
+            set?.delete(watch);
+            if (set && !set.size) watchers.delete(id);
+          }
+        },
+      });
+      if (watch.closed) return watch;
+      for (const id of ids) {
+        const set = watchers.get(id) ?? new Set();
+        set.add(watch);
+        watchers.set(id, set);
+      }
+      return watch;
     },
   };
 }

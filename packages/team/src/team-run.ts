@@ -13,9 +13,16 @@ import { AbortError } from "@agent-lattice/core";
 import { addUsage, EventChannel, emptyUsage, type RunTrace } from "@agent-lattice/core/internal";
 import type { TeamMessage } from "./mailbox.js";
 import { withMailboxContext } from "./mailbox-context.js";
+import { awaitRemoteWork } from "./remote-work.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
 import { TeamEvents } from "./team-context.js";
-import { runWorkItem, type WorkItemOutcome, type WorkParent, type WorkSettings } from "./work-item.js";
+import {
+  recheckMs,
+  runWorkItem,
+  type WorkItemOutcome,
+  type WorkParent,
+  type WorkSettings,
+} from "./work-item.js";
 
 /** Host-provided observation for mode "observe" (unsupported without it). */
 export type ObserveHandler = (
@@ -156,6 +163,28 @@ export class TeamRun implements QueryRuntime {
     }
 
     // Ask: the member runs now, through the mailbox, and its answer is the tool result (as on the direct path).
+    if (this.settings.execution === "remote") {
+      // A worker elsewhere runs it; the ask waits for its settlement.
+      const [remote] =
+        (await this.#track(
+          awaitRemoteWork({
+            team: this.team,
+            events: this.events,
+            messages: [message],
+            signal: AbortSignal.any([extra.signal, this.signal]),
+            emit: this.emit,
+            recheckMs: recheckMs(this.settings.leaseMs),
+          }),
+        )) ?? [];
+      if (!remote) {
+        return {
+          isError: true,
+          content: `cancelled: the team run stopped before ${member.name}'s worker reported.`,
+        };
+      }
+      await this.#acknowledge(remote.sent);
+      return { content: remote.content, ...(remote.isError ? { isError: true } : {}), usage: remote.usage };
+    }
     const outcome = await this.#track(
       runWorkItem({
         team: this.team,
@@ -193,6 +222,7 @@ export class TeamRun implements QueryRuntime {
     boundary.signal.addEventListener("abort", onStop, { once: true });
     if (boundary.signal.aborted) onStop();
     try {
+      if (this.settings.execution === "remote") return await this.#remoteReports(batch, boundary.signal);
       const outcomes = await Promise.all(
         batch.map(async entry => {
           const message = await entry.stored;
@@ -234,6 +264,31 @@ export class TeamRun implements QueryRuntime {
     } finally {
       boundary.signal.removeEventListener("abort", onStop);
     }
+  }
+
+  /** Remote execution: waits for workers to settle the batch, then reports like a local batch. */
+  async #remoteReports(batch: Queued[], boundary: AbortSignal): Promise<UserContentBlock[] | undefined> {
+    const stored = await Promise.all(batch.map(entry => entry.stored));
+    const entries = batch.filter((_, index) => stored[index]);
+    const messages = stored.filter((message): message is TeamMessage => !!message);
+    const outcomes = await this.#track(
+      awaitRemoteWork({
+        team: this.team,
+        events: this.events,
+        messages,
+        signal: AbortSignal.any([this.signal, this.#interrupt.signal]),
+        emit: this.emit,
+        recheckMs: recheckMs(this.settings.leaseMs),
+      }),
+    );
+    if (!outcomes || boundary.aborted) return undefined;
+    const reports: UserContentBlock[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      addUsage(this.handoffUsage, outcome.usage);
+      await this.#acknowledge(outcome.sent);
+      reports.push({ type: "text", text: renderReport(entries[index]!.member, outcome) });
+    }
+    return reports;
   }
 
   /** Events emitted while nobody streams them, in order; team.query() yields them. */
@@ -298,7 +353,10 @@ export class TeamRun implements QueryRuntime {
 
 /** One handoff report as the lead reads it: a header line with the ids, then the member's answer. */
 export function renderReport(member: ResolvedMember, outcome: WorkItemOutcome): string {
-  const status = outcome.status === "none" || outcome.status === "lost" ? "failed" : outcome.status;
+  const status =
+    outcome.status === "none" || outcome.status === "lost" || outcome.status === "released"
+      ? "failed"
+      : outcome.status;
   const header = {
     member: member.name,
     status,

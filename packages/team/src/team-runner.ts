@@ -39,6 +39,13 @@ export interface TeamRunnerOptions {
   owner?: string;
   /** Serves mode "observe" of member tools; without it, observe answers unsupported_mode. */
   observe?: ObserveHandler;
+  /**
+   * Where members run. "local" (default): this runner runs them, in this process. "remote": worker processes
+   * serve the members' mailboxes (runTeamWorker() on a mailbox they share, e.g. PostgreSQL); this runner stores
+   * each ask and handoff, waits until a worker settled it (woken by the mailbox's watch()), and reports its result
+   * to the lead as if it had run here. Members' own events (team_agent, agent_message) then stream in the workers.
+   */
+  execution?: "local" | "remote";
 }
 
 export interface CreateTeamRunnerOptions extends TeamRunnerOptions {
@@ -79,7 +86,13 @@ export interface TeamDrainResult {
   stopped: "idle" | "max_rounds" | "max_messages" | "aborted";
 }
 
-const RUNNER_KEYS: ReadonlySet<string> = new Set(["maxConcurrentWorkItems", "leaseMs", "owner", "observe"]);
+const RUNNER_KEYS: ReadonlySet<string> = new Set([
+  "maxConcurrentWorkItems",
+  "leaseMs",
+  "owner",
+  "observe",
+  "execution",
+]);
 const DRAIN_KEYS: ReadonlySet<string> = new Set([
   "maxRounds",
   "maxMessages",
@@ -102,6 +115,11 @@ export function registerTeam(team: object, internals: TeamInternals): void {
   registry.set(team, internals);
 }
 
+/** The internals of a team made by createTeam() (undefined for anything else). */
+export function internalsOf(team: unknown): TeamInternals | undefined {
+  return team && typeof team === "object" ? registry.get(team) : undefined;
+}
+
 export function validateRunnerOptions(options: TeamRunnerOptions | undefined, label: string): void {
   if (options === undefined) return;
   assertKnownOptions(options, RUNNER_KEYS, label);
@@ -112,6 +130,11 @@ export function validateRunnerOptions(options: TeamRunnerOptions | undefined, la
   }
   if (options.observe !== undefined && typeof options.observe !== "function") {
     throw new InvalidOptionError(`${label}.observe must be a function (request, extra) => ToolResult.`);
+  }
+  if (options.execution !== undefined && options.execution !== "local" && options.execution !== "remote") {
+    throw new InvalidOptionError(
+      `${label}.execution must be "local" (members run in this process) or "remote" (worker processes run them with runTeamWorker()); got ${JSON.stringify(options.execution)}.`,
+    );
   }
 }
 
@@ -143,6 +166,8 @@ export function runnerFor(team: object, options: TeamRunnerOptions | undefined):
 export class TeamRunner implements AgentLike<any>, AsyncDisposable {
   readonly maxConcurrentWorkItems: number;
   readonly leaseMs: number;
+  /** Where members run: "local" (this process) or "remote" (worker processes; see TeamRunnerOptions.execution). */
+  readonly execution: "local" | "remote";
   readonly #internals: TeamInternals;
   readonly #settings: WorkSettings;
   readonly #observe: ObserveHandler | undefined;
@@ -155,11 +180,13 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
     this.#internals = internals;
     this.maxConcurrentWorkItems = options.maxConcurrentWorkItems ?? 1;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.execution = options.execution ?? "local";
     this.#observe = options.observe;
     this.#settings = {
       scheduler: new WorkScheduler(this.maxConcurrentWorkItems),
       owner: options.owner ?? processOwner(),
       leaseMs: this.leaseMs,
+      execution: this.execution,
     };
   }
 
@@ -340,7 +367,7 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
             continue;
           }
           worked += 1;
-          if (outcome.status === "lost") continue;
+          if (outcome.status === "lost" || outcome.status === "released") continue;
           result.processed += 1;
           result[outcome.status] += 1;
           result.messages.push(outcome.message);

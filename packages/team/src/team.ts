@@ -142,25 +142,7 @@ export class Team implements AgentLike<any>, AsyncDisposable {
     this.sessionId = typeof leadSession === "string" ? leadSession : randomUUID();
 
     // Assembly: every tool is built (and every contract cross-checked) before any agent is changed.
-    const resolved: ResolvedMember[] = members.map(member => {
-      const owner = `createTeam("${name}"): member "${member.name}"`;
-      return {
-        member,
-        name: member.name,
-        mailboxId: `${name}::${member.name}`,
-        tool: agentTool(member.name, member.agent, { description: memberDescription(member) }),
-        outputSchema: resolveOutputContract(owner, undefined, declaredOutputSchemaOf(member.agent)),
-      };
-    });
-    for (const member of members) assertSpecToolsFree(name, member);
-
-    const memberTools: Record<string, readonly ToolDefinition[]> = {};
-    for (const member of members) {
-      const installed =
-        !isAgentSpec(member.agent) &&
-        installMailboxTools(member.agent, `createTeam("${name}"): member "${member.name}"`);
-      memberTools[member.name] = installed || isAgentSpec(member.agent) ? mailboxTools() : [];
-    }
+    const { resolved, memberTools } = resolveMembers(name, members);
     const leadTools: ToolDefinition[] = resolved.map(member => member.tool);
     try {
       lead.addTools(leadTools);
@@ -179,27 +161,7 @@ export class Team implements AgentLike<any>, AsyncDisposable {
     this.tools = Object.freeze(leadTools);
     this.memberTools = Object.freeze(memberTools);
 
-    const byName = new Map(resolved.map(member => [member.name, member]));
-    const byMailbox = new Map(resolved.map(member => [member.mailboxId, member]));
-    const leadMailboxId = this.leadMailboxId;
-    this.#context = {
-      name,
-      mailbox,
-      leadMailboxId,
-      sessionId: this.sessionId,
-      members: resolved,
-      memberByName: member => byName.get(member),
-      memberByMailbox: id => byMailbox.get(id),
-      resolveMailbox: address => {
-        if (address === LEAD_MAILBOX_NAME || address === leadMailboxId) return leadMailboxId;
-        const member = byName.get(address) ?? byMailbox.get(address);
-        if (member) return member.mailboxId;
-        throw new TeamError(
-          "team_unknown_mailbox",
-          `Team "${name}" has no mailbox "${address}". Routing is explicit: address "lead" or a member (${resolved.map(m => m.name).join(", ") || "none"}), or a full id such as "${resolved[0]?.mailboxId ?? leadMailboxId}".`,
-        );
-      },
-    };
+    this.#context = buildTeamContext(name, mailbox, resolved, this.sessionId);
     registerTeam(this, {
       context: this.#context,
       lead,
@@ -302,6 +264,65 @@ export class Team implements AgentLike<any>, AsyncDisposable {
   }
 }
 
+/**
+ * Resolves a team's members: each gets its mailbox id, its member tool (for the lead) and its output contract, and
+ * members that take tools receive the team_* mailbox tools. Contracts are cross-checked before any agent changes.
+ */
+export function resolveMembers(
+  name: string,
+  members: TeamMember[],
+): { resolved: ResolvedMember[]; memberTools: Record<string, readonly ToolDefinition[]> } {
+  const resolved: ResolvedMember[] = members.map(member => {
+    const owner = `createTeam("${name}"): member "${member.name}"`;
+    return {
+      member,
+      name: member.name,
+      mailboxId: `${name}::${member.name}`,
+      tool: agentTool(member.name, member.agent, { description: memberDescription(member) }),
+      outputSchema: resolveOutputContract(owner, undefined, declaredOutputSchemaOf(member.agent)),
+    };
+  });
+  for (const member of members) assertSpecToolsFree(name, member);
+  const memberTools: Record<string, readonly ToolDefinition[]> = {};
+  for (const member of members) {
+    const installed =
+      !isAgentSpec(member.agent) &&
+      installMailboxTools(member.agent, `createTeam("${name}"): member "${member.name}"`);
+    memberTools[member.name] = installed || isAgentSpec(member.agent) ? mailboxTools() : [];
+  }
+  return { resolved, memberTools };
+}
+
+/** What every part of the runtime knows about a team: its mailbox, members and address book. */
+export function buildTeamContext(
+  name: string,
+  mailbox: TeamMailbox,
+  resolved: ResolvedMember[],
+  sessionId: string,
+): TeamContext {
+  const byName = new Map(resolved.map(member => [member.name, member]));
+  const byMailbox = new Map(resolved.map(member => [member.mailboxId, member]));
+  const leadMailboxId = `${name}::${LEAD_MAILBOX_NAME}`;
+  return {
+    name,
+    mailbox,
+    leadMailboxId,
+    sessionId,
+    members: resolved,
+    memberByName: member => byName.get(member),
+    memberByMailbox: id => byMailbox.get(id),
+    resolveMailbox: address => {
+      if (address === LEAD_MAILBOX_NAME || address === leadMailboxId) return leadMailboxId;
+      const member = byName.get(address) ?? byMailbox.get(address);
+      if (member) return member.mailboxId;
+      throw new TeamError(
+        "team_unknown_mailbox",
+        `Team "${name}" has no mailbox "${address}". Routing is explicit: address "lead" or a member (${resolved.map(m => m.name).join(", ") || "none"}), or a full id such as "${resolved[0]?.mailboxId ?? leadMailboxId}".`,
+      );
+    },
+  };
+}
+
 /** Creates a team; see TeamOptions. Fails at assembly on any bad option, tool-name clash or output-contract drift. */
 export function createTeam(options: TeamOptions): Team {
   return new Team(options);
@@ -344,11 +365,11 @@ function validateTeamOptions(options: TeamOptions): void {
   }
 }
 
-function isTeamMember(value: unknown): value is TeamMember {
+export function isTeamMember(value: unknown): value is TeamMember {
   return !!value && typeof value === "object" && (value as TeamMember).kind === "team_member";
 }
 
-function assertDistinctMembers(name: string, members: TeamMember[], lead: unknown): void {
+export function assertDistinctMembers(name: string, members: TeamMember[], lead: unknown): void {
   const seen = new Set<string>();
   for (const member of members) {
     if (seen.has(member.name)) {

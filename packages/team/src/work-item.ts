@@ -12,9 +12,16 @@ import type {
 } from "@agent-lattice/core";
 import { AbortError } from "@agent-lattice/core";
 import { isAgentSpec, messageOf, runDelegatedChild } from "@agent-lattice/core/internal";
-import type { ClaimedTeamMessage, NewTeamMessage, SettledTeamMessage, TeamMessage } from "./mailbox.js";
+import type {
+  ClaimedTeamMessage,
+  NewTeamMessage,
+  SettledTeamMessage,
+  TeamMailboxWatch,
+  TeamMessage,
+} from "./mailbox.js";
 import { type MailboxToolContext, withMailboxContext } from "./mailbox-context.js";
 import { hasMailboxTools, installMailboxTools } from "./mailbox-tools.js";
+import { openMailboxWatch } from "./mailbox-watch.js";
 import type { WorkScheduler } from "./scheduler.js";
 import type { ResolvedMember, TeamContext, TeamEvents } from "./team-context.js";
 
@@ -23,6 +30,16 @@ export interface WorkSettings {
   scheduler: WorkScheduler;
   owner: string;
   leaseMs: number;
+  /** "remote": members run in worker processes (runTeamWorker); this runner stores work and waits for results. */
+  execution: "local" | "remote";
+}
+
+/**
+ * How long a wait for a mailbox change sleeps before it re-checks anyway: a lease that expired (its holder died)
+ * frees a mailbox without any notification. A quarter of the lease, between 25 ms and 1 s.
+ */
+export function recheckMs(leaseMs: number): number {
+  return Math.max(25, Math.min(1000, Math.floor(leaseMs / 4)));
 }
 
 /** Where a work item's run hangs in the caller's run tree and what it inherits from the caller's query. */
@@ -51,6 +68,11 @@ export interface WorkItemInput {
   signal: AbortSignal;
   /** The run was interrupted: running members are interrupted, waiting items cancelled. */
   interrupted: AbortSignal;
+  /**
+   * A worker shutting down: the member's run is stopped and its message released to pending (another worker runs
+   * it), not cancelled. Abort `signal` with it so the member stops.
+   */
+  release?: AbortSignal;
 }
 
 export type WorkStatus = "completed" | "failed" | "cancelled";
@@ -58,7 +80,7 @@ export type WorkStatus = "completed" | "failed" | "cancelled";
 export interface WorkItemOutcome {
   /** The message as settled (undefined when nothing was claimed: drain found an empty mailbox). */
   message: TeamMessage | undefined;
-  status: WorkStatus | "none" | "lost";
+  status: WorkStatus | "none" | "lost" | "released";
   /** What the lead reads: the reply, or what went wrong. */
   content: string;
   isError: boolean;
@@ -107,33 +129,30 @@ export async function runWorkItem(input: WorkItemInput): Promise<WorkItemOutcome
 /**
  * Claims the item's message. A known message that is still pending but cannot be claimed yet is waiting for its
  * mailbox: another process is running that member's current message (members work serially across processes too),
- * so the claim is retried until it succeeds, the message is taken or settled elsewhere, or the run stops.
+ * so the claim is retried whenever the mailbox changes (watch(), or polling for mailboxes without it) until it
+ * succeeds, the message is taken or settled elsewhere, or the run stops.
  */
 async function claimWhenFree(
   input: WorkItemInput,
   stop: AbortSignal,
 ): Promise<ClaimedTeamMessage | undefined> {
-  let delay = 25;
-  while (true) {
-    const claimed = await input.claim();
-    if (claimed || !input.message || stop.aborted) return claimed;
-    const current = await input.team.mailbox.get(input.message.id);
-    if (current?.status !== "pending") return undefined;
-    await sleep(delay, stop);
-    delay = Math.min(delay * 2, 1000);
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise(resolve => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
+  let watch: TeamMailboxWatch | undefined;
+  try {
+    while (true) {
+      const claimed = await input.claim();
+      if (claimed || !input.message || stop.aborted) return claimed;
+      const current = await input.team.mailbox.get(input.message.id);
+      if (current?.status !== "pending") return undefined;
+      if (!watch) {
+        // Watch first, then check again: a change between the check above and the watch's start is not missed.
+        watch = await openMailboxWatch(input.team.mailbox, [input.member.mailboxId], { signal: stop });
+        continue;
+      }
+      await watch.wait({ timeoutMs: recheckMs(input.settings.leaseMs), signal: stop });
     }
-    signal.addEventListener("abort", done, { once: true });
-  });
+  } finally {
+    await watch?.close();
+  }
 }
 
 async function cancelUnstarted(input: WorkItemInput): Promise<WorkItemOutcome> {
@@ -154,7 +173,7 @@ async function cancelUnstarted(input: WorkItemInput): Promise<WorkItemOutcome> {
   };
 }
 
-function emptyOutcome(status: "none" | "lost" | WorkStatus): WorkItemOutcome {
+function emptyOutcome(status: WorkItemOutcome["status"]): WorkItemOutcome {
   return {
     message: undefined,
     status,
@@ -164,6 +183,14 @@ function emptyOutcome(status: "none" | "lost" | WorkStatus): WorkItemOutcome {
     sent: [],
     abort: undefined,
   };
+}
+
+/** Runs a message already claimed (a worker's claimNext()) to its settlement; see runWorkItem(). */
+export async function runClaimedWorkItem(
+  input: WorkItemInput,
+  claimed: ClaimedTeamMessage,
+): Promise<WorkItemOutcome> {
+  return runClaimed(input, claimed);
 }
 
 async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Promise<WorkItemOutcome> {
@@ -261,7 +288,13 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
     await spawned?.close().catch(() => {});
   }
 
-  const settled = await settle(input, claimed, work, { result, content, isError, lease: lease.signal });
+  const settled = await settle(input, claimed, work, {
+    result,
+    content,
+    isError,
+    lease: lease.signal,
+    usage,
+  });
   const status = settled.status;
   await events.agent(
     {
@@ -269,7 +302,7 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
       agent: member.name,
       mailbox: member.mailboxId,
       ...started,
-      ...(status === "lost" || status === "none" ? {} : { status }),
+      ...(status === "lost" || status === "none" || status === "released" ? {} : { status }),
       ...(result ? { usage: result.usage } : {}),
     },
     input.emit,
@@ -282,6 +315,8 @@ interface RunEnd {
   content: string;
   isError: boolean;
   lease: AbortSignal;
+  /** What the member's run spent: carried upstream in the reply's metadata (a lead in another process adds it). */
+  usage: ReportedUsage | undefined;
 }
 
 /** Decides the terminal status and writes it with its upstream message in one atomic mailbox step. */
@@ -297,6 +332,20 @@ async function settle(
   const runAborted = input.signal.aborted;
   const memberAborted = !runAborted && subtype === "error_abort" && !end.lease.aborted;
   const interrupted = input.interrupted.aborted || subtype === "interrupted";
+
+  if (input.release?.aborted) {
+    // A worker shutting down hands the message back: pending again, for another worker to run from the start.
+    const released = await mailbox.release(claimed.id, token);
+    if (released) await input.events.message("released", released, input.emit);
+    return {
+      message: released ?? (await mailbox.get(claimed.id)),
+      status: released ? "released" : "lost",
+      content: `released: ${input.member.name}'s worker shut down before the work finished; the message is pending again.`,
+      isError: true,
+      sent: [],
+      abort: undefined,
+    };
+  }
 
   if (end.lease.aborted && !runAborted) {
     return {
@@ -339,7 +388,7 @@ async function settle(
       parentMessageId: claimed.id,
       threadId: claimed.threadId,
       workItemId: claimed.workItemId,
-      metadata: { member: input.member.name, ...metadata },
+      metadata: { member: input.member.name, ...(end.usage ? { usage: end.usage } : {}), ...metadata },
     }) satisfies NewTeamMessage;
   const failure = errorOf(end);
   let outcome: SettledTeamMessage | undefined;

@@ -1,0 +1,262 @@
+// The PostgreSQL mailbox beside the SQLite one (printed figures, never timed tests):
+//  1. claim + complete throughput with 1, 4 and 16 concurrent claimers. PostgreSQL: claimers are concurrent loops
+//     in this process over one pool of as many connections (how a worker process runs). SQLite: its driver is
+//     synchronous, so concurrency means processes sharing the file (bench/mailbox-claimer.mjs). MESSAGES (default
+//     4000) messages over 64 mailboxes per run; ROUNDS (default 5) interleaved rounds; median and IQR of claims/s.
+//     Target: PostgreSQL ≥ 2,000 claims/s at 16 claimers.
+//  2. The wake-up latency of an idle worker: a watch() waits on a mailbox; after a quiet pause (100–300 ms) another
+//     connection sends a message; latency = send() start → wait() resolved. PostgreSQL: LISTEN/NOTIFY. SQLite:
+//     polling with backoff (5 → 200 ms). WAKE_SAMPLES (default 60) samples each. Target: PostgreSQL p50 ≤ 5 ms.
+// The server: AGENT_LATTICE_PG_URL, or a throwaway durable one (fsync on, PostgreSQL's defaults) started here.
+// The machine is shared: the load average is printed beside the figures.
+import { fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPostgresMailbox } from "@agent-lattice/mailbox-postgres";
+import { startTemporaryPostgres } from "@agent-lattice/mailbox-postgres/test-server";
+import { createSQLiteMailbox } from "@agent-lattice/mailbox-sqlite";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { quantile } from "./stats.mjs";
+
+const MESSAGES = Number(process.env.MESSAGES ?? 4000);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const WAKE_SAMPLES = Number(process.env.WAKE_SAMPLES ?? 60);
+const CLAIMERS = [1, 4, 16];
+const BOXES = Array.from({ length: 64 }, (_, i) => `bench::m${i}`);
+
+const round2 = value => +value.toFixed(2);
+function summary(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: round2(quantile(sorted, 0.5)),
+    iqr: [round2(quantile(sorted, 0.25)), round2(quantile(sorted, 0.75))],
+    min: round2(sorted[0]),
+    max: round2(sorted.at(-1)),
+    samples: sorted.length,
+  };
+}
+const load = () => loadavg().map(value => +value.toFixed(2));
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+async function fill(mailbox) {
+  // Sending is not what is measured: batches of concurrent sends.
+  for (let i = 0; i < MESSAGES; i += 64) {
+    await Promise.all(
+      Array.from({ length: Math.min(64, MESSAGES - i) }, (_, j) =>
+        mailbox.send({ from: "bench::lead", to: BOXES[(i + j) % BOXES.length], content: `job ${i + j}` }),
+      ),
+    );
+  }
+}
+
+/** One PostgreSQL run: `claimers` loops, each walking the mailboxes from its own offset, until all are done. */
+async function postgresRun(url, claimers) {
+  const schema = `bench_${process.pid}_${claimers}_${Date.now()}`;
+  const mailbox = await createPostgresMailbox({
+    connectionString: url,
+    schema,
+    poolSize: Math.max(2, claimers),
+  });
+  try {
+    await fill(mailbox);
+    let handled = 0;
+    const claimer = async offset => {
+      let idle = 0;
+      while (idle < 2) {
+        let got = 0;
+        for (let k = 0; k < BOXES.length; k++) {
+          const message = await mailbox.claimNext(BOXES[(offset + k) % BOXES.length], { leaseMs: 30_000 });
+          if (!message) continue;
+          got += 1;
+          await mailbox.complete(message.id, message.claimToken, { outcome: { content: "done" } });
+        }
+        handled += got;
+        idle = got ? 0 : idle + 1;
+      }
+    };
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: claimers }, (_, i) => claimer(Math.floor((i * BOXES.length) / claimers))),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    if (handled !== MESSAGES) throw new Error(`postgres: handled ${handled} of ${MESSAGES}`);
+    return handled / seconds;
+  } finally {
+    await mailbox.close();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await admin.end();
+  }
+}
+
+/** One SQLite run: `claimers` processes share a WAL file (the driver is synchronous). */
+async function sqliteRun(dir, claimers) {
+  const file = join(dir, `claimers-${claimers}-${Date.now()}.db`);
+  const db = new Database(file);
+  const mailbox = createSQLiteMailbox({ database: db });
+  await fill(mailbox);
+  const startAt = Date.now() + 600;
+  const children = Array.from({ length: claimers }, () => {
+    const child = fork(fileURLToPath(new URL("./mailbox-claimer.mjs", import.meta.url)), [
+      file,
+      JSON.stringify(BOXES),
+      String(startAt),
+    ]);
+    return new Promise((resolve, reject) => {
+      child.once("error", reject);
+      child.once("message", resolve);
+    });
+  });
+  const reports = await Promise.all(children);
+  const handled = reports.reduce((sum, report) => sum + report.handled, 0);
+  db.close();
+  if (handled !== MESSAGES) throw new Error(`sqlite: handled ${handled} of ${MESSAGES}`);
+  return handled / ((Math.max(...reports.map(report => report.finishedAt)) - startAt) / 1000);
+}
+
+async function throughput(url, dir) {
+  const figures = { postgres: {}, sqlite: {} };
+  for (const claimers of CLAIMERS) figures.postgres[claimers] = [];
+  for (const claimers of CLAIMERS) figures.sqlite[claimers] = [];
+  await postgresRun(url, 4); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const claimers of round % 2 ? [...CLAIMERS].reverse() : CLAIMERS) {
+      figures.postgres[claimers].push(await postgresRun(url, claimers));
+      figures.sqlite[claimers].push(await sqliteRun(dir, claimers));
+    }
+  }
+  const out = {};
+  for (const backend of ["postgres", "sqlite"]) {
+    out[backend] = Object.fromEntries(
+      CLAIMERS.map(claimers => [
+        `${claimers} claimers`,
+        { claimsPerSecond: summary(figures[backend][claimers]) },
+      ]),
+    );
+  }
+  const at16 = quantile(
+    [...figures.postgres[16]].sort((a, b) => a - b),
+    0.5,
+  );
+  out.target = `postgres ≥ 2000 claims/s at 16 claimers: ${at16 >= 2000 ? "met" : "missed"} (median ${Math.round(at16)})`;
+  return out;
+}
+
+/** Latency from send() to a watcher's wake-up, after a quiet pause each time. */
+async function wakeLatency(watching, sending, mailboxId) {
+  const watch = await watching.watch([mailboxId]);
+  const samples = [];
+  try {
+    for (let i = 0; i < WAKE_SAMPLES + 3; i++) {
+      await sleep(100 + Math.floor(Math.random() * 200));
+      while (await watch.wait({ timeoutMs: 0 })) {} // nothing left over from the previous sample
+      const start = performance.now();
+      const woken = watch.wait({ timeoutMs: 5_000 });
+      await sending.send({ from: "bench::lead", to: mailboxId, content: `ping ${i}` });
+      if (!(await woken)) throw new Error("wake-up timed out");
+      if (i >= 3) samples.push(performance.now() - start);
+    }
+  } finally {
+    await watch.close();
+  }
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    p50Ms: round2(quantile(sorted, 0.5)),
+    p90Ms: round2(quantile(sorted, 0.9)),
+    p99Ms: round2(quantile(sorted, 0.99)),
+    iqrMs: [round2(quantile(sorted, 0.25)), round2(quantile(sorted, 0.75))],
+    samples: sorted.length,
+  };
+}
+
+async function wakeUps(url, dir) {
+  const schema = `bench_wake_${process.pid}_${Date.now()}`;
+  const watcher = await createPostgresMailbox({ connectionString: url, schema, poolSize: 2 });
+  const sender = await createPostgresMailbox({ connectionString: url, schema, poolSize: 2 });
+  let postgres;
+  try {
+    postgres = await wakeLatency(watcher, sender, "bench::idle");
+  } finally {
+    await watcher.close();
+    await sender.close();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await admin.end();
+  }
+  const file = join(dir, "wake.db");
+  const a = new Database(file);
+  const b = new Database(file);
+  const sqlite = await wakeLatency(
+    createSQLiteMailbox({ database: a }),
+    createSQLiteMailbox({ database: b }),
+    "bench::idle",
+  );
+  a.close();
+  b.close();
+  return {
+    postgres: { via: "LISTEN/NOTIFY", ...postgres },
+    sqlite: { via: "polling data_version, 5 → 200 ms backoff", ...sqlite },
+    target: `postgres p50 ≤ 5 ms: ${postgres.p50Ms <= 5 ? "met" : "missed"}`,
+  };
+}
+
+export async function runPostgresMailbox() {
+  let server;
+  let url = process.env.AGENT_LATTICE_PG_URL;
+  try {
+    if (!url) {
+      try {
+        server = await startTemporaryPostgres();
+        url = server.url;
+      } catch (error) {
+        console.log(
+          JSON.stringify({ bench: "postgres-mailbox", skipped: String(error.message).split("\n")[0] }),
+        );
+        return;
+      }
+    }
+    const settings = new pg.Client({ connectionString: url });
+    await settings.connect();
+    const config = Object.fromEntries(
+      (
+        await settings.query(
+          "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'server_version', 'shared_buffers')",
+        )
+      ).rows.map(row => [row.name, row.setting]),
+    );
+    await settings.end();
+    const dir = mkdtempSync(join(tmpdir(), "bench-pg-mailbox-"));
+    try {
+      const loadBefore = load();
+      const claims = await throughput(url, dir);
+      const wake = await wakeUps(url, dir);
+      console.log(
+        JSON.stringify(
+          {
+            bench: "postgres-mailbox",
+            server: { ...config, started: server ? "throwaway, defaults" : "AGENT_LATTICE_PG_URL" },
+            messagesPerRun: MESSAGES,
+            mailboxes: BOXES.length,
+            rounds: ROUNDS,
+            throughput: claims,
+            wakeUpLatency: wake,
+            loadAverage: { before: loadBefore, after: load(), cores: 2 },
+          },
+          null,
+          2,
+        ),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await server?.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runPostgresMailbox();
