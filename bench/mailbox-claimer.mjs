@@ -8,6 +8,7 @@ const mailbox = createSQLiteMailbox({ database: new Database(file) });
 const boxes = JSON.parse(boxesJson);
 const wait = Number(startAt) - Date.now();
 if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait));
+const cpu0 = process.cpuUsage();
 let handled = 0;
 let idle = 0;
 while (idle < 2) {
@@ -26,4 +27,6 @@ while (idle < 2) {
     idle = open ? 0 : idle + 1;
   }
 }
-process.send?.({ handled, finishedAt: Date.now() });
+const finishedAt = Date.now();
+const cpu = process.cpuUsage(cpu0);
+process.send?.({ handled, finishedAt, cpuMicros: cpu.user + cpu.system });
