@@ -185,7 +185,10 @@ function absorb(
       node.attempts++;
       begin(node);
     } else if (subtype === "finished") {
-      if (isRecord(data.usage)) addInto((node.usage ??= emptyUsage()), usageOf(data.usage));
+      if (isRecord(data.usage)) {
+        node.usage ??= emptyUsage();
+        addInto(node.usage, usageOf(data.usage));
+      }
       node.end ??= time;
       const status = str(data.status);
       if (status !== undefined && TERMINAL.has(status)) node.status = status;
