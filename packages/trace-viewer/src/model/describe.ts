@@ -9,7 +9,8 @@ export function badgeOf(node: TreeNode): string {
       if (node.role === "lead") return "lead";
       return node.parentRunId === undefined || node.orphan ? "run" : "agent";
     case "member":
-      return node.mode ?? "member";
+      // The delegation's mode as the badge ("handoff", "ask"); anything else the file says stays in the details.
+      return node.mode === "handoff" || node.mode === "ask" ? node.mode : "member";
     case "turn":
       return "llm";
     case "tool":
