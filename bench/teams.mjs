@@ -149,9 +149,9 @@ async function concurrentClaimers(dir) {
   const boxes = Array.from({ length: 16 }, (_, i) => `bench::m${i}`);
   for (let i = 0; i < MESSAGES; i++)
     await mailbox.send({ from: "bench::lead", to: boxes[i % boxes.length], content: `job ${i}` });
-  const startAt = Date.now() + 800;
-  const children = Array.from({ length: CLAIMERS }, () =>
-    forkChild("./mailbox-claimer.mjs", [file, JSON.stringify(boxes), String(startAt)]),
+  const barrier = mkdtempSync(join(dir, "barrier-"));
+  const children = Array.from({ length: CLAIMERS }, (_, i) =>
+    forkChild("./mailbox-claimer.mjs", [file, JSON.stringify(boxes), barrier, String(CLAIMERS), `c${i}`]),
   );
   const reports = await Promise.all(children.map(child => child.message));
   await Promise.all(
@@ -161,7 +161,9 @@ async function concurrentClaimers(dir) {
     ),
   );
   const handled = reports.reduce((sum, report) => sum + report.handled, 0);
-  const elapsed = Math.max(...reports.map(report => report.finishedAt)) - startAt;
+  const elapsed =
+    Math.max(...reports.map(report => report.finishedAt)) -
+    Math.min(...reports.map(report => report.startedAt));
   const completed = db
     .prepare("SELECT COUNT(*) AS n FROM team_mailbox_messages WHERE status = 'completed'")
     .get().n;
