@@ -45,7 +45,13 @@ export interface ObservationLike {
 
 export interface ObservationMapperOptions {
   startObservation: StartObservationFn;
-  /** Runs `fn` outside any active OpenTelemetry span, so a root observation starts a new trace. */
+  /**
+   * Options that make a root observation start a new trace whatever span is active: with @langfuse/tracing's
+   * startObservation, an invalid parent span context (OpenTelemetry's SDK then starts a new trace, without
+   * entering a context: see langfuse-tracer.ts).
+   */
+  rootOptions: Record<string, unknown>;
+  /** Runs `fn` outside any active OpenTelemetry span (for an injected startObservation that takes no parent). */
   detached<T>(fn: () => T): T;
   tags: string[];
   metadata: Record<string, unknown>;
@@ -149,7 +155,7 @@ export class LangfuseObservationMapper {
         this.options.startObservation(
           event.source,
           { metadata: { ...metadata, session_id: event.session_id } },
-          { asType: "chain", startTime: date(event.time) },
+          { asType: "chain", startTime: date(event.time), ...this.options.rootOptions },
         ),
       ) as ObservationLike;
       // Trace-level fields live on the trace's root observation.
