@@ -63,6 +63,7 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
               // context switches on Node's promise hooks (AsyncLocalStorage) for the whole process where the host
               // registered OpenTelemetry only for Langfuse, making every promise of the agent slower.
               rootOptions: { parentSpanContext: otel.INVALID_SPAN_CONTEXT },
+              serializedInputs: true,
               detached: fn => fn(),
             }),
         tags: options.tags ?? [],
