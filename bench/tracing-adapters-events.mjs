@@ -14,6 +14,7 @@ import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core"
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
+import { context, propagation, trace } from "@opentelemetry/api";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { z } from "zod/v4";
 import { startMockServerProcess } from "./mock-server.mjs";
@@ -118,8 +119,15 @@ export async function runTracingAdapterEvents() {
     }
     await tracers.langsmith.close();
     await tracers.langfuse.close();
+    const counts = await receiver.counts();
+    if (!counts.langsmith.requests || !counts.langfuse.requests)
+      throw new Error(`the receivers got nothing: ${JSON.stringify(counts)}`);
   } finally {
     await provider.shutdown().catch(() => undefined);
+    // Unregister what provider.register() set, so a later benchmark in this process can register its own.
+    trace.disable();
+    context.disable();
+    propagation.disable();
     await receiver.stop();
   }
   const mean = (name, pick) => samples[name].reduce((sum, sample) => sum + pick(sample), 0) / ROUNDS;

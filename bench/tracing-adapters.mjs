@@ -17,6 +17,7 @@ import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core"
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
+import { context, propagation, trace } from "@opentelemetry/api";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { z } from "zod/v4";
 import { median, startMockServerProcess } from "./mock-server.mjs";
@@ -189,6 +190,10 @@ export async function runTracingAdapters() {
     return report;
   } finally {
     await provider.shutdown().catch(() => undefined);
+    // Unregister what provider.register() set, so a later benchmark in this process can register its own.
+    trace.disable();
+    context.disable();
+    propagation.disable();
     await receiver.stop();
     await model.stop();
   }
