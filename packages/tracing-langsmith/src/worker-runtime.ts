@@ -15,8 +15,9 @@ export interface WorkerRuntime {
 
 /**
  * Starts the worker (this package's dist/worker.js) and forwards events to it, one message per turn of the event
- * loop, each run's history sent once (history-refs.ts). The worker holds the process open only while it has unsent runs (an idle
- * tracer never keeps a process alive); flush() and close() wait for its answer; close() ends the thread.
+ * loop, each run's history sent once (history-refs.ts). The worker holds the process open only while it has unsent
+ * runs (an idle tracer never keeps a process alive); flush() and close() wait for its answer; close() ends the
+ * thread.
  */
 export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: string) => void): WorkerRuntime {
   // Through the package's own package.json, so no export condition (a test runner's source condition) can pick
