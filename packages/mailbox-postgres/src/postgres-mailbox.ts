@@ -222,28 +222,31 @@ function postgresMailbox(
   ): Promise<MessageRow[]> => {
     const client = await pool.connect();
     const name = `${prefix}_x_${change}`;
+    const notify = `${prefix}_x_notify`;
     const prepared = preparedStatements.get(client) ?? new Set<string>();
     preparedStatements.set(client, prepared);
-    const prepare = prepared.has(name)
-      ? ""
-      : `PREPARE ${name} AS SELECT ${columns} FROM ${s}.${changes[change]}; `;
+    let prepare = "";
+    if (!prepared.has(name)) prepare += `PREPARE ${name} AS SELECT ${columns} FROM ${s}.${changes[change]}; `;
+    if (!prepared.has(notify)) prepare += `PREPARE ${notify} AS SELECT ${s}.notify_pending(); `;
+    const preparations = (prepare.match(/PREPARE /g) ?? []).length;
     let results: PostgresQueryResult<MessageRow>[];
     try {
       results = (await client.query<MessageRow>(
-        `${prepare}BEGIN; EXECUTE ${name}(${args}); COMMIT; SELECT ${s}.notify_pending()`,
+        `${prepare}BEGIN; EXECUTE ${name}(${args}); COMMIT; EXECUTE ${notify}`,
       )) as unknown as PostgresQueryResult<MessageRow>[];
     } catch (error) {
       // The explicit transaction is left aborted, and whether PREPARE took effect is unknown: this connection serves
       // no one else. A connection whose prepared statements were discarded (DISCARD ALL) is retried once.
       preparedStatements.delete(client);
       client.release(true);
-      if (!retried && (error as { code?: string }).code === "26000")
-        return changeAndNotify(change, args, true);
+      // Only when the change's own statement was missing (so nothing ran): never repeat a change that committed.
+      const missing = (error as { code?: string }).code === "26000" && String(error).includes(`"${name}"`);
+      if (!retried && missing) return changeAndNotify(change, args, true);
       throw error;
     }
-    prepared.add(name);
+    prepared.add(name).add(notify);
     client.release();
-    return results[prepare ? 2 : 1]!.rows;
+    return results[preparations + 1]!.rows;
   };
   const changes = {
     send: "send($1::json)",
