@@ -75,6 +75,7 @@ function installAndSmoke(title: string, names: string[], extraSpecs: () => Promi
 const PENDING_SMOKE: Record<string, string> = {
   team: "landed without a smoke program yet",
   "mailbox-sqlite": "landed without a smoke program yet (see COMBINATIONS for its better-sqlite3 peer range)",
+  "mailbox-postgres": "landed without a smoke program yet (its smoke needs a PostgreSQL server)",
   "trace-viewer": "landed without a smoke program yet",
   "tracing-langfuse": "landed without a smoke program yet",
   "tracing-langsmith": "landed without a smoke program yet",
