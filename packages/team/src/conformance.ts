@@ -10,6 +10,9 @@
  * claimed twice.
  */
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TeamMailbox, TeamMailboxWatch, TeamMessage } from "./mailbox.js";
@@ -476,7 +479,7 @@ export function describeTeamMailboxConformance(name: string, options: TeamMailbo
           );
         }
         const processes = cross.processes ?? 4;
-        const startAt = Date.now() + 500;
+        const barrier = mkdtempSync(join(tmpdir(), "agent-lattice-claimers-"));
         const module = cross.module instanceof URL ? cross.module.href : cross.module;
         const outputs = await Promise.all(
           Array.from({ length: processes }, (_, index) =>
@@ -485,11 +488,12 @@ export function describeTeamMailboxConformance(name: string, options: TeamMailbo
               module,
               JSON.stringify(cross.config(mailbox)),
               JSON.stringify(boxes),
-              String(startAt),
+              barrier,
+              String(processes),
               `claimer-${index}`,
             ]),
           ),
-        );
+        ).finally(() => rmSync(barrier, { recursive: true, force: true }));
         const claimed = outputs.flatMap(output => (JSON.parse(output) as { claimed: string[] }).claimed);
         expect(claimed).toHaveLength(ids.size);
         expect(new Set(claimed)).toEqual(ids);

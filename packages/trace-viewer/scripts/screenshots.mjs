@@ -1,6 +1,7 @@
-// Screenshots of the trace viewer for the docs, taken from a real run (scripts/demo-trace.mjs: an agent with
-// tools and a delegated reviewer against the mock server, traced to JSONL), rendered by the built package and
-// photographed in Chromium — so the pictures show what the code draws. Writes docs/images/trace-viewer*.png.
+// Screenshots of the trace viewer for the docs, taken from real runs (scripts/demo-trace.mjs: an agent with
+// tools and a delegated reviewer; scripts/team-trace.mjs: a team whose members include a nested team with a failing
+// writer; both against the mock server, traced to JSONL), rendered by the built package and photographed in
+// Chromium — so the pictures show what the code draws. Writes docs/images/trace-viewer*.png.
 // Run with `pnpm --filter @agent-lattice/trace-viewer screenshots` (builds first).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { readTraceFiles, renderTraceHtml } from "../dist/index.js";
 import { DEMO_REVIEW, recordDemoTrace } from "./demo-trace.mjs";
+import { recordTeamTrace } from "./team-trace.mjs";
 
 const images = fileURLToPath(new URL("../../../docs/images/", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "al-viewer-shots-"));
@@ -21,6 +23,16 @@ try {
     renderTraceHtml(await readTraceFiles([trace]), {
       title: "review-session.jsonl",
       files: [".agent-runs/review-session.jsonl"],
+    }),
+  );
+  const teamTrace = join(dir, "team-session.jsonl");
+  await recordTeamTrace(teamTrace);
+  const teamHtml = join(dir, "team.html");
+  writeFileSync(
+    teamHtml,
+    renderTraceHtml(await readTraceFiles([teamTrace]), {
+      title: "team-session.jsonl",
+      files: [".agent-runs/team-session.jsonl"],
     }),
   );
 
@@ -52,7 +64,16 @@ try {
     await page.click("#show-errors");
     await page.locator('.grid-body .row.has-error[data-kind="tool"]').click();
     await page.screenshot({ path: join(images, "trace-viewer-errors.png") });
-    console.log(`screenshots: wrote ${join(images, "trace-viewer.png")} and trace-viewer-errors.png`);
+
+    // A team: members under the lead's handoff calls, the nested docs team's failed writer open.
+    await page.setViewportSize({ width: 1440, height: 760 });
+    await page.goto(pathToFileURL(teamHtml).href);
+    await page.locator(".grid-body .row").first().waitFor();
+    await page.locator('.grid-body .row[data-kind="member"][data-status="failed"]').click();
+    await page.screenshot({ path: join(images, "trace-viewer-team.png") });
+    console.log(
+      `screenshots: wrote ${join(images, "trace-viewer.png")}, trace-viewer-errors.png and trace-viewer-team.png`,
+    );
   } finally {
     await browser.close();
   }

@@ -1,5 +1,6 @@
 // The run tree the viewer draws (issue 17): runs → turns → tool calls → delegated runs, nested by parent_run_id
-// and parent_tool_use_id; unknown event types (team events) as generic rows; totals; hostile input survives.
+// and parent_tool_use_id; unknown event types as generic rows; totals; hostile input survives (team runs:
+// team-model.test.ts).
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,9 @@ const shape = (node: TreeNode): unknown => {
         ? `turn ${node.turn}`
         : node.kind === "tool"
           ? `tool ${node.name}`
-          : `event ${node.type}`;
+          : node.kind === "member"
+            ? `member ${node.member} ${node.status}`
+            : `event ${node.type}`;
   return node.children.length ? { [name]: node.children.map(shape) } : name;
 };
 
@@ -122,46 +125,24 @@ describe("nesting from the envelope", () => {
     expect(model.roots.map(run => run.runId)).toEqual(["p"]);
   });
 
-  it("unknown event types (team events) are generic rows of their run; member runs nest by parent_run_id", () => {
-    const team = runEvents("t", "engineering");
-    team.emit("team_message", {
-      subtype: "sent",
-      team: "engineering",
-      message: { id: "m1", body: "fix it" },
+  it("unknown event types (a newer SDK's) are generic rows of their run; child runs nest by parent_run_id", () => {
+    const parent = runEvents("p", "planner");
+    parent.emit("checkpoint", { subtype: "saved", store: "sqlite", step: 3 });
+    const child = runEvents("c", "helper", {
+      parent: "p",
+      startMs: Date.parse("2026-01-01T00:00:00.015Z"),
     });
-    team.emit("team_agent", {
-      subtype: "started",
-      team: "engineering",
-      agent: "researcher",
-      work_item_id: "w1",
-    });
-    const member = runEvents("r", "researcher", {
-      parent: "t",
-      startMs: Date.parse("2026-01-01T00:00:00.025Z"),
-    });
-    member.start("research");
-    member.turn(1, [{ type: "text", text: "found it" }]);
-    member.result();
-    team.emit(
-      "team_agent",
-      { subtype: "finished", team: "engineering", agent: "researcher", status: "completed" },
-      100,
-    );
-    const model = buildTraceModel([...team.events, ...member.events]);
+    child.start("help");
+    child.turn(1, [{ type: "text", text: "helped" }]);
+    child.result();
+    parent.emit("checkpoint", { subtype: "restored", store: "sqlite", step: 3 }, 100);
+    const model = buildTraceModel([...parent.events, ...child.events]);
     expect(model.roots.map(shape)).toEqual([
-      {
-        "run engineering": [
-          "event team_message",
-          "event team_agent",
-          { "run researcher": ["turn 1"] },
-          "event team_agent",
-        ],
-      },
+      { "run planner": ["event checkpoint", { "run helper": ["turn 1"] }, "event checkpoint"] },
     ]);
-    expect(model.eventTypes).toEqual(["team_agent", "team_message"]);
-    expect(model.sources).toEqual(["engineering", "researcher"]);
-    const started = model.roots[0]!.children[1]!;
-    expect(labelOf(started)).toBe("team_agent started team=engineering agent=researcher work_item_id=w1");
+    expect(model.eventTypes).toEqual(["checkpoint"]);
+    expect(model.sources).toEqual(["helper", "planner"]);
+    expect(labelOf(model.roots[0]!.children[0]!)).toBe("checkpoint saved store=sqlite step=3");
   });
 
   it("a run whose parent is not in the files is a root, marked orphan", () => {

@@ -1,11 +1,16 @@
 import { contentText, dataOf, isRecord, jsonText, str } from "./trace-event.js";
-import type { ErrorInfo, TreeNode } from "./trace-model.js";
+import { agentOf, type ErrorInfo, type TreeNode } from "./trace-model.js";
 
 /** The short badge a row shows for its kind. */
 export function badgeOf(node: TreeNode): string {
   switch (node.kind) {
     case "run":
+      if (node.role === "team") return "team";
+      if (node.role === "lead") return "lead";
       return node.parentRunId === undefined || node.orphan ? "run" : "agent";
+    case "member":
+      // The delegation's mode as the badge ("handoff", "ask"); anything else the file says stays in the details.
+      return node.mode === "handoff" || node.mode === "ask" ? node.mode : "member";
     case "turn":
       return "llm";
     case "tool":
@@ -21,7 +26,13 @@ export function labelOf(node: TreeNode): string {
     case "run": {
       const prompt = dataOf(node.prompt, "user_message");
       const text = prompt ? contentText(prompt.content) : "";
-      return text ? `${node.source} — ${oneLine(text, 140)}` : node.source;
+      return text ? `${node.agent} — ${oneLine(text, 140)}` : node.agent;
+    }
+    case "member": {
+      // "researcher · completed — Find the existing note routes…": who, how it ended, what they were asked.
+      const task = contentText(node.message.content);
+      const head = `${node.member} · ${node.status}`;
+      return task ? `${head} — ${oneLine(task, 140)}` : head;
     }
     case "turn": {
       const message = dataOf(node.response, "assistant_message")?.message;
@@ -87,7 +98,7 @@ export function oneLine(text: string, max: number): string {
  */
 export function searchTextOf(node: TreeNode): string {
   if (node.searchText !== undefined) return node.searchText;
-  const parts: string[] = [node.run.source, badgeOf(node), labelOf(node)];
+  const parts: string[] = [agentOf(node), badgeOf(node), labelOf(node)];
   if (node.error) parts.push(errorTitle(node.error), node.error.message ?? "");
   switch (node.kind) {
     case "run":
@@ -98,6 +109,9 @@ export function searchTextOf(node: TreeNode): string {
       break;
     case "tool":
       parts.push(node.toolUseId, jsonText(node.use?.data), jsonText(node.result?.data));
+      break;
+    case "member":
+      parts.push(node.team, node.messageId, jsonText(node.message));
       break;
     case "event":
       parts.push(jsonText(node.event.data));

@@ -1,24 +1,30 @@
 import type { Usage } from "@agent-lattice/core";
+import { buildTeamMembers, type MemberNode } from "./team-members.js";
 import { contentText, dataOf, isRecord, num, str, type TraceEvent, timeOf } from "./trace-event.js";
+import { addInto, type ErrorInfo, emptyUsage, errorInfo, usageOf } from "./values.js";
+
+export type { MemberNode } from "./team-members.js";
+export type { ErrorInfo } from "./values.js";
+export { emptyUsage } from "./values.js";
 
 /**
  * The run tree built from trace events: a run per run_id (one query, or one team invocation), its model turns
  * (model_request → assistant_message), each turn's tool calls (tool_use → tool_result), and the runs those calls
- * started (delegated agents, team members) nested by parent_run_id / parent_tool_use_id. Events of types the
- * viewer does not know (team events, a newer SDK's) become generic rows of their run, so they show up without code
- * changes. Built again from all events on every live update: it is a linear pass (a few ms at 10,000 events).
+ * started (delegated agents, team members) nested by parent_run_id / parent_tool_use_id. A team's own events
+ * (team_message, team_agent) become member nodes, one per work item, under the lead's call that handed it off, with
+ * the member's runs under them (team-members.ts). Events of types the viewer does not know (a newer SDK's) become
+ * generic rows of their run, so they show up without code changes. Built again from all events on every live update: it is a linear pass (a few ms at 10,000 events).
  */
 
-export type NodeKind = "run" | "turn" | "tool" | "event";
+export type NodeKind = "run" | "turn" | "tool" | "member" | "event";
 
-export interface ErrorInfo {
-  name?: string;
-  code?: string;
-  message?: string;
-  status?: number;
-}
+/**
+ * A run's part in a team (see team-members.ts): the team invocation itself, its lead's run, or a member's run on a
+ * work item. undefined for a plain agent run (and for a delegated child, which agentTool starts).
+ */
+export type RunRole = "team" | "lead" | "member";
 
-interface NodeBase {
+export interface NodeBase {
   /** Stable across rebuilds, so selection and collapsed state survive live updates. */
   id: string;
   kind: NodeKind;
@@ -42,6 +48,15 @@ export interface RunNode extends NodeBase {
   kind: "run";
   runId: string;
   source: string;
+  /**
+   * Who ran it, as the agent filter and the labels name it: the source, except in a team, where agents are
+   * usually unnamed ("agent") and the team knows who is who: a member's run is named after the member, a lead's
+   * run "<team> lead".
+   */
+  agent: string;
+  role: RunRole | undefined;
+  /** The run's team_message / team_agent events (a team run's), which become member nodes. */
+  teamEvents: TraceEvent[];
   sessionId: string;
   parentRunId: string | undefined;
   parentToolUseId: string | undefined;
@@ -80,7 +95,7 @@ export interface EventNode extends NodeBase {
   type: string;
 }
 
-export type TreeNode = RunNode | TurnNode | ToolNode | EventNode;
+export type TreeNode = RunNode | TurnNode | ToolNode | MemberNode | EventNode;
 
 export interface TraceTotals extends Usage {
   runs: number;
@@ -97,45 +112,10 @@ export interface TraceModel {
   /** Earliest and latest time in the trace (ms); equal, or NaN, when it has fewer than two timed events. */
   start: number;
   end: number;
-  /** Agent (and team) names, sorted. */
+  /** Agent (and team) names as RunNode.agent gives them, and team members', sorted. */
   sources: string[];
   /** Event types present that render as generic rows (compaction, team_message, …), sorted. */
   eventTypes: string[];
-}
-
-export function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-}
-
-function usageOf(value: unknown): Usage {
-  const usage = isRecord(value) ? value : {};
-  return {
-    input_tokens: num(usage.input_tokens) ?? 0,
-    output_tokens: num(usage.output_tokens) ?? 0,
-    cache_creation_input_tokens: num(usage.cache_creation_input_tokens) ?? 0,
-    cache_read_input_tokens: num(usage.cache_read_input_tokens) ?? 0,
-  };
-}
-
-function addInto(total: Usage, usage: Usage): void {
-  total.input_tokens += usage.input_tokens;
-  total.output_tokens += usage.output_tokens;
-  total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
-  total.cache_read_input_tokens += usage.cache_read_input_tokens;
-}
-
-function errorInfo(value: unknown): ErrorInfo {
-  const error = isRecord(value) ? value : {};
-  const info: ErrorInfo = {};
-  const name = str(error.name);
-  const code = str(error.code);
-  const message = str(error.message);
-  const status = num(error.status);
-  if (name !== undefined) info.name = name;
-  if (code !== undefined) info.code = code;
-  if (message !== undefined) info.message = message;
-  if (status !== undefined) info.status = status;
-  return info;
 }
 
 // Node factories: plain literals (one shape per kind, no spreading), since a live page rebuilds the model on
@@ -154,6 +134,9 @@ function newRun(event: TraceEvent): RunNode {
     events: [],
     runId: event.run_id,
     source: str(event.source) ?? "agent",
+    agent: str(event.source) ?? "agent",
+    role: undefined,
+    teamEvents: [],
     sessionId: str(event.session_id) ?? "",
     parentRunId: str(event.parent_run_id),
     parentToolUseId: str(event.parent_tool_use_id),
@@ -250,13 +233,20 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
     const [first, last] = buildRun(run, eventTypes);
     if (first < start) start = first;
     if (last > end) end = last;
-    sources.add(run.source);
     totals.runs++;
     totals.events += run.events.length;
   }
 
-  // Nest runs under the call (or run) that started them. A parent chain that loops back (only a corrupt or
-  // hostile file can do that) is cut where it closes, so every run is reachable exactly once.
+  // Team runs: their work items as member nodes under the lead's handoff calls (or the team run).
+  const team = buildTeamMembers(runs, (run, event) => {
+    const row = newEventNode(run, event, timeOf(event.time));
+    if (isRecord(event.data) && isRecord(event.data.error)) row.error = errorInfo(event.data.error);
+    eventTypes.add(event.type);
+    return row;
+  });
+
+  // Nest runs under the member node, call (or run) that started them. A parent chain that loops back (only a
+  // corrupt or hostile file can do that) is cut where it closes, so every run is reachable exactly once.
   const roots: RunNode[] = [];
   for (const run of runs.values()) {
     const parent = run.parentRunId === undefined ? undefined : runs.get(run.parentRunId);
@@ -265,10 +255,14 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
       roots.push(run);
       continue;
     }
+    const member = team.memberOf(run, parent);
     const call = run.parentToolUseId === undefined ? undefined : parent.tools.get(run.parentToolUseId);
-    (call ?? parent).children.push(run);
-    run.parent = call ?? parent;
+    const container: TreeNode = member ?? call ?? parent;
+    container.children.push(run);
+    run.parent = container;
   }
+  for (const run of runs.values()) sources.add(run.agent);
+  for (const name of team.memberNames) sources.add(name);
 
   const byStart = (a: TreeNode, b: TreeNode) =>
     (Number.isFinite(a.start) ? a.start : Number.POSITIVE_INFINITY) -
@@ -281,7 +275,7 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
     const node = stack.pop()!;
     node.depth = node.parent ? node.parent.depth + 1 : 0;
     nodes.set(node.id, node);
-    if (node.kind === "run" || node.kind === "tool") node.children.sort(byStart);
+    if (node.kind === "run" || node.kind === "tool" || node.kind === "member") node.children.sort(byStart);
     if (node.kind === "turn") {
       totals.turns++;
       if (node.usage) addInto(totals, node.usage);
@@ -365,6 +359,10 @@ function buildRun(run: RunNode, eventTypes: Set<string>): [number, number] {
       case "run_start":
         run.startEvent ??= event;
         continue;
+      case "team_message":
+      case "team_agent":
+        run.teamEvents.push(event); // member nodes, built once every run is (they attach to the lead's calls)
+        continue;
       case "user_message": {
         if (!run.prompt && dataOf(event, "user_message")?.origin !== "runtime") {
           run.prompt = event;
@@ -426,7 +424,10 @@ function buildRun(run: RunNode, eventTypes: Set<string>): [number, number] {
         const data = dataOf(event, "error");
         const info = errorInfo(data?.error);
         if (data?.fatal === true) fatal = info;
-        if (data?.during === "model_request") turnErrors.push([num(data.turn), info]);
+        // A model call that failed; older cores name the phase, newer ones only the turn (an error after the
+        // response, e.g. in a tool, leaves the turn alone: only a turn without a response takes it).
+        if (data?.during === "model_request" || (data?.during === undefined && num(data?.turn) !== undefined))
+          turnErrors.push([num(data?.turn), info]);
         break;
       }
     }
@@ -499,9 +500,14 @@ export function durationOf(node: TreeNode, now: number): number | undefined {
         ? num(dataOf(node.result, "tool_result")?.duration_ms)
         : node.kind === "run"
           ? num(dataOf(node.result, "result")?.duration_ms)
-          : undefined;
+          : undefined; // a member node: from its team events' times (start to finish of the member's work)
   if (recorded !== undefined && recorded > 0) return recorded;
   if (!Number.isFinite(node.start)) return undefined;
   const end = node.end ?? now;
   return Number.isFinite(end) ? Math.max(0, end - node.start) : undefined;
+}
+
+/** The agent a row belongs to, for the agent filter: a member node is its member's; any other row its run's. */
+export function agentOf(node: TreeNode): string {
+  return node.kind === "member" ? node.member : node.run.agent;
 }

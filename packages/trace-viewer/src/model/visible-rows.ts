@@ -1,12 +1,13 @@
 import { searchTextOf } from "./describe.js";
-import type { TraceModel, TreeNode } from "./trace-model.js";
+import { agentOf, type TraceModel, type TreeNode } from "./trace-model.js";
 
 /**
  * Which rows the tree shows. Type filter values: "run", "turn", "tool", "delegation" (agent_tool calls),
- * "errors" (any row with an error), or "event:<type>" for one generic event type.
+ * "member" (team members' work items), "errors" (any row with an error), or "event:<type>" for one generic event
+ * type.
  */
 export interface RowFilter {
-  /** Only rows of this agent's (or team's) runs. */
+  /** Only rows of this agent's (or team's, or team member's) runs; see agentOf. */
   source?: string;
   type?: string;
   /** Case-insensitive substring of the row's content (see searchTextOf). */
@@ -18,7 +19,7 @@ export function isFilterActive(filter: RowFilter): boolean {
 }
 
 export function matchesFilter(node: TreeNode, filter: RowFilter): boolean {
-  if (filter.source && node.run.source !== filter.source) return false;
+  if (filter.source && agentOf(node) !== filter.source) return false;
   if (filter.type && !matchesType(node, filter.type)) return false;
   const text = filter.text?.trim().toLowerCase();
   if (text && !searchTextOf(node).includes(text)) return false;
@@ -30,6 +31,7 @@ function matchesType(node: TreeNode, type: string): boolean {
     case "run":
     case "turn":
     case "tool":
+    case "member":
       return node.kind === type;
     case "delegation":
       return node.kind === "tool" && node.toolKind === "agent_tool";

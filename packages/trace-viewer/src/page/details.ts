@@ -3,9 +3,11 @@ import { badgeOf, errorTitle, labelOf } from "../model/describe.js";
 import { formatCount, formatDuration, formatInstant } from "../model/format.js";
 import { contentText, dataOf, isRecord, jsonText, str, type TraceEvent } from "../model/trace-event.js";
 import {
+  agentOf,
   durationOf,
   type ErrorInfo,
   emptyUsage,
+  type MemberNode,
   type RunNode,
   type ToolNode,
   type TraceModel,
@@ -43,11 +45,14 @@ export function renderDetails(node: TreeNode, context: DetailsContext): HTMLElem
     case "tool":
       body.push(toolDetails(node, context));
       break;
+    case "member":
+      body.push(memberDetails(node, context));
+      break;
     case "event":
       body.push(
         facts([
           ["type", node.type],
-          ["source", node.run.source],
+          ["source", agentOf(node)],
           ["time", formatInstant(node.start)],
           ["seq", String(node.event.seq)],
         ]),
@@ -148,7 +153,9 @@ function runDetails(run: RunNode, context: DetailsContext): Child {
   const prompt = dataOf(run.prompt, "user_message");
   return [
     facts([
-      ["agent", run.source],
+      ["agent", run.agent],
+      ["source", run.source === run.agent ? undefined : run.source],
+      ["role", run.role],
       ["run_id", run.runId],
       ["session_id", run.sessionId],
       [
@@ -181,7 +188,7 @@ function turnDetails(turn: TurnNode, context: DetailsContext): Child {
   const messages = Array.isArray(request?.messages) ? request.messages : [];
   return [
     facts([
-      ["agent", turn.run.source],
+      ["agent", turn.run.agent],
       ["turn", String(turn.turn)],
       ["model", str(message?.model) ?? str(request?.model)],
       ["stop_reason", str(response?.stop_reason)],
@@ -242,10 +249,10 @@ function turnDetails(turn: TurnNode, context: DetailsContext): Child {
 function toolDetails(call: ToolNode, context: DetailsContext): Child {
   const use = dataOf(call.use, "tool_use");
   const result = dataOf(call.result, "tool_result");
-  const children = call.children.filter(child => child.kind === "run");
+  const children = call.children.filter(child => child.kind === "run" || child.kind === "member");
   return [
     facts([
-      ["agent", call.run.source],
+      ["agent", call.run.agent],
       ["tool", call.name],
       ["id", call.toolUseId],
       ["kind", call.toolKind],
@@ -262,6 +269,41 @@ function toolDetails(call: ToolNode, context: DetailsContext): Child {
             "ul",
             null,
             children.map(child => h("li", null, link(child, context))),
+          ),
+        )
+      : null,
+  ];
+}
+
+function memberDetails(node: MemberNode, context: DetailsContext): Child {
+  const outcome = isRecord(node.message.outcome) ? node.message.outcome : undefined;
+  const runs = node.children.filter(child => child.kind === "run");
+  const call = node.parent?.kind === "tool" ? node.parent : undefined;
+  return [
+    facts([
+      ["member", node.member],
+      ["team", node.team],
+      ["status", node.status],
+      ["mode", node.mode],
+      ["mailbox", node.mailbox],
+      ["handed off by", call ? link(call, context) : undefined],
+      ["message_id", node.messageId],
+      ["work_item_id", str(node.message.workItemId)],
+      ["thread_id", str(node.message.threadId)],
+      ["attempts", node.attempts ? String(node.attempts) : undefined],
+      ["sent", formatInstant(node.sentAt)],
+      ...timing(node, context.model),
+    ]),
+    node.usage ? usageTable(node.usage, "Tokens of the member's runs") : null,
+    section("Task", contentView(node.message.content)),
+    outcome && outcome.content !== undefined ? section("Outcome", contentView(outcome.content)) : null,
+    runs.length
+      ? section(
+          "Member runs",
+          h(
+            "ul",
+            null,
+            runs.map(child => h("li", null, link(child, context))),
           ),
         )
       : null,

@@ -267,6 +267,7 @@ class Viewer {
       option("turn", "Model turns"),
       option("tool", "Tool calls"),
       option("delegation", "Delegations"),
+      option("member", "Team members"),
       option("errors", "Errors"),
       this.model.eventTypes.map(type => option(`event:${type}`, type)),
     );

@@ -1,6 +1,6 @@
 import { badgeOf, errorTitle, labelOf } from "../model/describe.js";
 import { formatCount, formatDuration } from "../model/format.js";
-import { durationOf, type TraceModel, type TreeNode } from "../model/trace-model.js";
+import { agentOf, durationOf, type TraceModel, type TreeNode } from "../model/trace-model.js";
 import { h, replaceChildren } from "./dom.js";
 
 /** Row height in px; the stylesheet's .row height must match. */
@@ -154,11 +154,12 @@ export class TreeGrid {
       "data-index": String(index),
       "data-id": node.id,
       "data-kind": node.kind,
-      "data-source": node.run.source,
+      "data-source": agentOf(node),
       "aria-level": String(node.depth + 1),
       "aria-selected": String(node.id === state.selectedId),
     };
     if (collapsible) attrs["aria-expanded"] = String(expanded);
+    if (node.kind === "member") attrs["data-status"] = node.status;
 
     const name = h(
       "div",
@@ -172,7 +173,12 @@ export class TreeGrid {
     );
     name.style.paddingLeft = `${4 + node.depth * 16}px`;
 
-    const usage = node.kind === "turn" ? node.usage : node.kind === "run" ? node.run.usage : undefined;
+    const usage =
+      node.kind === "turn" || node.kind === "member"
+        ? node.usage
+        : node.kind === "run"
+          ? node.run.usage
+          : undefined;
     const tokens = (value: number | undefined) =>
       h("div", { class: "cell num tokens" }, usage && value !== undefined ? formatCount(value) : "");
     const row = h(
