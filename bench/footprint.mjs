@@ -1,7 +1,8 @@
 // Benchmark: install footprint and cold import time as a user gets them. Packs the workspace packages, installs
 // each subject with npm into an empty project of its own (dependencies from the registry, zod as the user installs
 // it), measures node_modules on disk, then times `await import(name)` in fresh processes, subjects interleaved.
-// Beside ours, in the same run and installed the same way: @openai/agents, ai (Vercel AI SDK), @anthropic-ai/sdk.
+// Beside ours, in the same run and installed the same way: the Claude Agent SDK, @openai/agents, ai (Vercel AI
+// SDK), @mastra/core and @anthropic-ai/sdk.
 // Targets: @agent-lattice/core <= 23 MB with its dependencies, agent-lattice <= 40 MB with every adapter's
 // dependency, and the umbrella's cold import under half of ai's.
 import { execFileSync } from "node:child_process";
@@ -58,41 +59,76 @@ export function runFootprint() {
     const subjects = [
       // Core alone: no other package of ours.
       { name: "@agent-lattice/core", specs: [tarballs["@agent-lattice/core"], "zod@4"] },
-      // The umbrella with every package it depends on (all of ours, so every adapter's dependency).
-      { name: "agent-lattice", specs: [...ours(() => true), "zod@4"] },
+      // The umbrella with every package of ours it depends on: every adapter's own dependencies (MCP SDK, langsmith,
+      // @langfuse/tracing and @opentelemetry/api) come with it.
+      { name: "agent-lattice", specs: [...ours(name => name !== "@agent-lattice/trace-viewer"), "zod@4"] },
+      // The same plus the optional peers a user adds to use every adapter: better-sqlite3 (SQLite mailbox), pg
+      // (PostgreSQL mailbox), @langfuse/otel and the OpenTelemetry SDK (Langfuse). Install scripts are skipped for
+      // every subject, so better-sqlite3's native addon is not compiled here (its sources are counted).
+      {
+        label: "agent-lattice + optional peers",
+        name: "agent-lattice",
+        specs: [
+          ...ours(name => name !== "@agent-lattice/trace-viewer"),
+          "zod@4",
+          "better-sqlite3@^12",
+          "pg@^8",
+          "@langfuse/otel@^5",
+          "@opentelemetry/sdk-trace-node@^2",
+        ],
+      },
+      {
+        name: "@anthropic-ai/claude-agent-sdk",
+        specs: ["@anthropic-ai/claude-agent-sdk", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "zod@4"],
+      },
       { name: "@openai/agents", specs: ["@openai/agents", "zod@4"] },
       { name: "ai", specs: ["ai", "zod@4"] },
+      { name: "@mastra/core", specs: ["@mastra/core", "zod@4"] },
       { name: "@anthropic-ai/sdk", specs: ["@anthropic-ai/sdk"] },
     ];
     for (const subject of subjects) installed.push({ ...subject, ...install(subject.specs) });
 
-    const times = Object.fromEntries(installed.map(subject => [subject.name, []]));
+    const labelOf = subject => subject.label ?? subject.name;
+    const times = Object.fromEntries(installed.map(subject => [labelOf(subject), []]));
     for (let round = 0; round < RUNS + 1; round++) {
       for (const subject of installed) {
         const ms = coldImportMs(subject.dir, subject.name);
-        if (round > 0) times[subject.name].push(ms); // the first round warms the OS file cache
+        if (round > 0) times[labelOf(subject)].push(ms); // the first round warms the OS file cache
       }
     }
     const versionOf = subject =>
       JSON.parse(readFileSync(join(subject.dir, "node_modules", subject.name, "package.json"), "utf8"))
         .version;
     const rows = installed.map(subject => ({
-      package: `${subject.name}@${versionOf(subject)}`,
+      package: `${subject.name}@${versionOf(subject)}${subject.label ? ` ${subject.label.slice(subject.name.length).trim()}` : ""}`,
       installMB: subject.megabytes,
-      coldImportMedianMs: +median(times[subject.name]).toFixed(1),
+      coldImportMedianMs: +median(times[labelOf(subject)]).toFixed(1),
       coldImportSpreadMs: [
-        +Math.min(...times[subject.name]).toFixed(1),
-        +Math.max(...times[subject.name]).toFixed(1),
+        +Math.min(...times[labelOf(subject)]).toFixed(1),
+        +Math.max(...times[labelOf(subject)]).toFixed(1),
       ],
     }));
     const byName = name => rows.find(row => row.package.startsWith(`${name}@`));
+    const loadAverage = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     const report = {
       benchmark: "install footprint (npm install, zod where a peer) and cold import (fresh process, medians)",
       runs: RUNS,
+      loadAverageAfter: loadAverage,
       rows,
       umbrellaImportOverAi: +(
         byName("agent-lattice").coldImportMedianMs / byName("ai").coldImportMedianMs
       ).toFixed(2),
+      // How many times longer each other package's cold import takes than the umbrella's (medians).
+      importTimesUmbrella: Object.fromEntries(
+        rows
+          .filter(
+            row => !row.package.startsWith("agent-lattice@") && !row.package.startsWith("@agent-lattice/"),
+          )
+          .map(row => [
+            row.package,
+            +(row.coldImportMedianMs / byName("agent-lattice").coldImportMedianMs).toFixed(1),
+          ]),
+      ),
       target: "core <= 23 MB, umbrella <= 40 MB, umbrella cold import < 0.5 x ai's",
     };
     console.log(JSON.stringify(report, null, 2));

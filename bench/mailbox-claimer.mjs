@@ -7,12 +7,19 @@ import { join } from "node:path";
 import { createSQLiteMailbox } from "@agent-lattice/mailbox-sqlite";
 import Database from "better-sqlite3";
 
-const [file, boxesJson, barrierDir, claimers, name] = process.argv.slice(2);
+// Arguments: <file> <boxes-json> <barrier-dir> <claimers> <name> (teams.mjs), or <file> <boxes-json> <start-at-ms>
+// (postgres-mailbox.mjs: all claimers start at that time).
+const [file, boxesJson, barrierOrStartAt, claimers, name] = process.argv.slice(2);
 const mailbox = createSQLiteMailbox({ database: new Database(file) });
 const boxes = JSON.parse(boxesJson);
-writeFileSync(join(barrierDir, `${name}.ready`), "");
-while (readdirSync(barrierDir).filter(entry => entry.endsWith(".ready")).length < Number(claimers))
-  await new Promise(resolve => setTimeout(resolve, 2));
+if (claimers === undefined) {
+  const wait = Number(barrierOrStartAt) - Date.now();
+  if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait));
+} else {
+  writeFileSync(join(barrierOrStartAt, `${name}.ready`), "");
+  while (readdirSync(barrierOrStartAt).filter(entry => entry.endsWith(".ready")).length < Number(claimers))
+    await new Promise(resolve => setTimeout(resolve, 2));
+}
 const startedAt = Date.now();
 const cpu0 = process.cpuUsage();
 let handled = 0;

@@ -3,14 +3,18 @@
 //     in this process over one pool of as many connections (how a worker process runs). SQLite: its driver is
 //     synchronous, so concurrency means processes sharing the file (bench/mailbox-claimer.mjs). MESSAGES (default
 //     4000) messages over 64 mailboxes per run; ROUNDS (default 5) interleaved rounds; median and IQR of claims/s.
-//     Target: PostgreSQL ≥ 2,000 claims/s at 16 claimers.
+//     Target: PostgreSQL ≥ 2,000 claims/s at 16 claimers. Beside it, the CPU each claim + complete cost — a figure
+//     the machine's load does not change much, which explains the throughput: the client's (process.cpuUsage()) and
+//     the server's (utime + stime of the server's processes from /proc, when the server runs on this machine), and
+//     how many claimNext() calls came back empty (the mailbox was busy) per claim. The hypervisor's steal time during
+//     the runs is printed too: on a shared VM it inflates every CPU figure.
 //  2. The wake-up latency of an idle worker: a watch() waits on a mailbox; after a quiet pause (100–300 ms) another
 //     connection sends a message; latency = send() start → wait() resolved. PostgreSQL: LISTEN/NOTIFY. SQLite:
 //     polling with backoff (5 → 200 ms). WAKE_SAMPLES (default 60) samples each. Target: PostgreSQL p50 ≤ 5 ms.
 // The server: AGENT_LATTICE_PG_URL, or a throwaway durable one (fsync on, PostgreSQL's defaults) started here.
 // The machine is shared: the load average is printed beside the figures.
 import { fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +31,7 @@ const WAKE_SAMPLES = Number(process.env.WAKE_SAMPLES ?? 60);
 const CLAIMERS = [1, 4, 16];
 const BOXES = Array.from({ length: 64 }, (_, i) => `bench::m${i}`);
 
-const round2 = value => +value.toFixed(2);
+const round2 = value => +value.toFixed(value < 10 ? 3 : 2);
 function summary(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return {
@@ -39,6 +43,54 @@ function summary(values) {
   };
 }
 const load = () => loadavg().map(value => +value.toFixed(2));
+const TICK_MS = 10; // /proc times are in clock ticks (USER_HZ, 100 on Linux)
+
+/** utime + stime (ms) and parent pid of a process, from /proc/<pid>/stat; undefined when unreadable. */
+function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms used so far by the PostgreSQL server (the postmaster and its children: backends, WAL writer, …). */
+function serverCpuMs(postmaster) {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const stat = procStat(pid);
+    if (stat && (pid === postmaster || stat.ppid === postmaster)) total += stat.cpuMs;
+  }
+  return total;
+}
+
+/** The postmaster's pid when the server runs on this machine (a backend's parent), else undefined. */
+async function findPostmaster(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const backend = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+    const stat = procStat(backend);
+    const parent = stat && procStat(stat.ppid);
+    return parent ? stat.ppid : undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The share of CPU time the hypervisor stole since `since` (from /proc/stat's cpu line). */
+function cpuTimes() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 async function fill(mailbox) {
@@ -53,7 +105,7 @@ async function fill(mailbox) {
 }
 
 /** One PostgreSQL run: `claimers` loops, each walking the mailboxes from its own offset, until all are done. */
-async function postgresRun(url, claimers) {
+async function postgresRun(url, claimers, postmaster) {
   const schema = `bench_${process.pid}_${claimers}_${Date.now()}`;
   const mailbox = await createPostgresMailbox({
     connectionString: url,
@@ -63,13 +115,17 @@ async function postgresRun(url, claimers) {
   try {
     await fill(mailbox);
     let handled = 0;
+    let empty = 0;
     const claimer = async offset => {
       let idle = 0;
       while (idle < 2) {
         let got = 0;
         for (let k = 0; k < BOXES.length; k++) {
           const message = await mailbox.claimNext(BOXES[(offset + k) % BOXES.length], { leaseMs: 30_000 });
-          if (!message) continue;
+          if (!message) {
+            empty += 1;
+            continue;
+          }
           got += 1;
           await mailbox.complete(message.id, message.claimToken, { outcome: { content: "done" } });
         }
@@ -77,13 +133,23 @@ async function postgresRun(url, claimers) {
         idle = got ? 0 : idle + 1;
       }
     };
+    const serverBefore = postmaster ? serverCpuMs(postmaster) : 0;
+    const clientBefore = process.cpuUsage();
     const start = performance.now();
     await Promise.all(
       Array.from({ length: claimers }, (_, i) => claimer(Math.floor((i * BOXES.length) / claimers))),
     );
     const seconds = (performance.now() - start) / 1000;
+    const client = process.cpuUsage(clientBefore);
+    const server = postmaster ? serverCpuMs(postmaster) - serverBefore : undefined;
     if (handled !== MESSAGES) throw new Error(`postgres: handled ${handled} of ${MESSAGES}`);
-    return handled / seconds;
+    return {
+      perSecond: handled / seconds,
+      clientMs: (client.user + client.system) / 1000 / handled,
+      serverMs: server === undefined ? undefined : server / handled,
+      // Claims of a busy mailbox (another claimer holds its message) return nothing; they cost round trips too.
+      emptyPerClaim: empty / handled,
+    };
   } finally {
     await mailbox.close();
     const admin = new pg.Client({ connectionString: url });
@@ -120,23 +186,53 @@ async function sqliteRun(dir, claimers) {
 
 async function throughput(url, dir) {
   const figures = { postgres: {}, sqlite: {} };
-  for (const claimers of CLAIMERS) figures.postgres[claimers] = [];
-  for (const claimers of CLAIMERS) figures.sqlite[claimers] = [];
-  await postgresRun(url, 4); // warm-up
+  const cpu = {};
+  for (const claimers of CLAIMERS) {
+    figures.postgres[claimers] = [];
+    figures.sqlite[claimers] = [];
+    cpu[claimers] = { clientMs: [], serverMs: [], emptyPerClaim: [] };
+  }
+  const postmaster = await findPostmaster(url);
+  await postgresRun(url, 4, postmaster); // warm-up
+  const timesBefore = cpuTimes();
   for (let round = 0; round < ROUNDS; round++) {
     for (const claimers of round % 2 ? [...CLAIMERS].reverse() : CLAIMERS) {
-      figures.postgres[claimers].push(await postgresRun(url, claimers));
+      const run = await postgresRun(url, claimers, postmaster);
+      figures.postgres[claimers].push(run.perSecond);
+      cpu[claimers].clientMs.push(run.clientMs);
+      if (run.serverMs !== undefined) cpu[claimers].serverMs.push(run.serverMs);
+      cpu[claimers].emptyPerClaim.push(run.emptyPerClaim);
       figures.sqlite[claimers].push(await sqliteRun(dir, claimers));
     }
   }
+  const timesAfter = cpuTimes();
   const out = {};
   for (const backend of ["postgres", "sqlite"]) {
     out[backend] = Object.fromEntries(
       CLAIMERS.map(claimers => [
         `${claimers} claimers`,
-        { claimsPerSecond: summary(figures[backend][claimers]) },
+        {
+          claimsPerSecond: summary(figures[backend][claimers]),
+          ...(backend === "postgres"
+            ? {
+                cpuMsPerClaim: {
+                  client: summary(cpu[claimers].clientMs),
+                  ...(cpu[claimers].serverMs.length
+                    ? { server: summary(cpu[claimers].serverMs) }
+                    : { server: "not measured (the server is not on this machine)" }),
+                },
+                emptyClaimNextPerClaim: summary(cpu[claimers].emptyPerClaim),
+              }
+            : {}),
+        },
       ]),
     );
+  }
+  if (timesBefore && timesAfter) {
+    out.stealShare = +(
+      (timesAfter.steal - timesBefore.steal) /
+      Math.max(1, timesAfter.total - timesBefore.total)
+    ).toFixed(3);
   }
   const at16 = quantile(
     [...figures.postgres[16]].sort((a, b) => a - b),

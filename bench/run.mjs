@@ -9,12 +9,14 @@ import { runTeams } from "./teams.mjs";
 import { runTraceViewer } from "./trace-viewer.mjs";
 import { runTracing } from "./tracing.mjs";
 import { runTracingAdapters } from "./tracing-adapters.mjs";
+import { runTracingAdapterEvents } from "./tracing-adapters-events.mjs";
 import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
 await runPromptCaching();
 await runTracing();
 await runTracingAdapters();
+await runTracingAdapterEvents();
 await runColdStart();
 await runGrepGlob();
 await runWriteBoundary();

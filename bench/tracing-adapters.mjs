@@ -1,54 +1,34 @@
 // Benchmark: the cost of the hosted tracing adapters on the agent loop. The streamed 20-turn tool loop of
-// loop-overhead.mjs (mock model in its own process) runs with no tracer, with createLangSmithContextTracer
-// (langsmith's real client) and with createLangfuseContextTracer (a real NodeTracerProvider +
-// LangfuseSpanProcessor), both sending to local ingestion stand-ins on loopback (trace-receiver-process.mjs, its own
-// process). Each round runs the three variants in a fresh shuffled order; a round's loop time is the query alone
-// (what the agent feels: onEvent must never wait on the network), and each tracer is flushed after its loop, timed
-// apart, so no delivery spills into the next variant. Prints paired per-round ratios (stats.mjs) against the
-// target — each adapter ≤ 1.05 of no tracer — for wall time; and, without a target of their own, for this
-// process's CPU time during the loop (all threads: LangSmith's worker included) and for the CPU time of the
-// agent's own thread (Linux per-thread schedstat: the tracer's cost to the agent itself, unaffected by its worker).
-import { fork } from "node:child_process";
+// loop-overhead.mjs (mock model in its own process) runs with no tracer, with a no-op tracer (the control: core's
+// trace events built and dropped), with createLangSmithContextTracer (langsmith's real client) and with
+// createLangfuseContextTracer (a real NodeTracerProvider + LangfuseSpanProcessor, registered as its README says),
+// both sending to local ingestion stand-ins on loopback in their own process (trace-receiver-process.mjs), as
+// LangSmith and Langfuse are remote in production: their CPU is not the adapter's. After warm-up rounds, each round
+// runs the four variants in a fresh shuffled order; a round's loop time is the query alone (what the agent feels:
+// onEvent must never wait on the network), and each tracer is flushed after its loop, timed apart, so no delivery
+// spills into the next variant. Prints paired per-round ratios (stats.mjs: median, IQR, bootstrap 95% interval)
+// against the target — each adapter ≤ 1.05 of no tracer — for wall time; and, without a target of their own, CPU
+// time per run, which the machine's load barely moves: this process's (all threads: LangSmith's worker included)
+// and the agent's own thread's (Linux per-thread schedstat: the tracer's cost to the agent itself). The load
+// average is printed before and after: on a busy machine a worker thread competes with the agent for cores.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { availableParallelism, loadavg } from "node:os";
 import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
+import { context, propagation, trace } from "@opentelemetry/api";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { z } from "zod/v4";
 import { median, startMockServerProcess } from "./mock-server.mjs";
 import { pairedRatio } from "./stats.mjs";
+import { startReceiverProcess } from "./trace-receiver-process-client.mjs";
 
 const TURNS = 20;
-const ROUNDS = Number(process.env.ROUNDS ?? 40);
-const WARMUP = 5;
+const ROUNDS = Number(process.env.ROUNDS ?? 60);
+const WARMUP = 8;
 const MODEL = "bench-model";
 const TARGET = 1.05;
-
-function startReceiverProcess() {
-  const child = fork(fileURLToPath(new URL("./trace-receiver-process.mjs", import.meta.url)), {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("message", ({ url }) =>
-      resolve({
-        url,
-        counts: () =>
-          new Promise(done => {
-            child.once("message", ({ counts }) => done(counts));
-            child.send("counts");
-          }),
-        stop: () =>
-          new Promise(done => {
-            child.once("exit", done);
-            child.disconnect();
-          }),
-      }),
-    );
-  });
-}
 
 /**
  * CPU time of this process's main thread (the agent's), in ms: Linux's per-thread scheduler statistics, so a
@@ -99,6 +79,7 @@ async function loop(baseURL, tracer) {
 }
 
 export async function runTracingAdapters() {
+  const loadAtStart = loadavg().map(value => +value.toFixed(2));
   const model = await startMockServerProcess({ TOOL_TURNS: String(TURNS - 1) });
   const receiver = await startReceiverProcess();
   const spanProcessor = new LangfuseSpanProcessor({
@@ -117,6 +98,8 @@ export async function runTracingAdapters() {
   const variants = ["plain", "noop", "langsmith", "langfuse"];
   const times = { plain: [], noop: [], langsmith: [], langfuse: [] };
   const cpuTimes = { plain: [], noop: [], langsmith: [], langfuse: [] };
+  // Loop and flush: all the work a tracer caused, whenever (and on whichever thread) it was done.
+  const totalCpuTimes = { plain: [], noop: [], langsmith: [], langfuse: [] };
   const agentThreadTimes = { plain: [], noop: [], langsmith: [], langfuse: [] };
   const flushes = { noop: [], langsmith: [], langfuse: [] };
   let seed = 42;
@@ -135,14 +118,17 @@ export async function runTracingAdapters() {
         const tracer = tracers[variant];
         const { ms, cpuMs, agentThreadMs } = await loop(model.url, tracer);
         let flushMs = 0;
+        const flushCpuStart = process.cpuUsage();
         if (tracer) {
           const start = performance.now();
           await tracer.flush(); // failOnError: a batch the receiver did not take fails the benchmark
           flushMs = performance.now() - start;
         }
+        const flushCpu = process.cpuUsage(flushCpuStart);
         if (round >= WARMUP) {
           times[variant].push(ms);
           cpuTimes[variant].push(cpuMs);
+          totalCpuTimes[variant].push(cpuMs + (flushCpu.user + flushCpu.system) / 1000);
           agentThreadTimes[variant].push(agentThreadMs);
           if (tracer) flushes[variant].push(flushMs);
         }
@@ -153,60 +139,61 @@ export async function runTracingAdapters() {
     const counts = await receiver.counts();
     if (!counts.langsmith.requests || !counts.langfuse.requests)
       throw new Error(`the receivers got nothing: ${JSON.stringify(counts)}`);
+    const perTurn = (values, base) => +((median(values) - median(base)) / TURNS).toFixed(3);
+    const perRun = values => +median(values).toFixed(2);
+    const adapter = name => ({
+      loopMedianMs: perRun(times[name]),
+      pairedRatio: pairedRatio(times[name], times.plain, TARGET),
+      overheadPerTurnMs: perTurn(times[name], times.plain),
+      // CPU time of this process during the loop, all threads (LangSmith's worker included): the tracer's whole
+      // work, far less exposed to the machine's load than wall time.
+      cpuPerRunMs: perRun(cpuTimes[name]),
+      cpuPairedRatio: pairedRatio(cpuTimes[name], cpuTimes.plain),
+      cpuPerTurnMs: perTurn(cpuTimes[name], cpuTimes.plain),
+      // The same with the flush after the loop: what the tracer's work costs in all, on any thread, at any time.
+      cpuWithFlushPerRunMs: perRun(totalCpuTimes[name]),
+      cpuWithFlushPerTurnMs: perTurn(totalCpuTimes[name], totalCpuTimes.plain),
+      // CPU time of the agent's own thread (Linux schedstat): what the tracer costs the agent itself.
+      agentThreadPerRunMs: perRun(agentThreadTimes[name]),
+      agentThreadPairedRatio: pairedRatio(agentThreadTimes[name], agentThreadTimes.plain),
+      agentThreadPerTurnMs: perTurn(agentThreadTimes[name], agentThreadTimes.plain),
+      flushMedianMs: perRun(flushes[name]),
+      received: counts[name],
+    });
     const report = {
       benchmark: "hosted tracing adapters: 20-turn streamed tool loop, no tracer vs LangSmith vs Langfuse",
       node: process.version,
+      cpus: availableParallelism(),
+      // The machine's load (1, 5, 15 min) before and after: wall-time ratios are only as good as the quiet.
+      loadAverage: { start: loadAtStart, end: loadavg().map(value => +value.toFixed(2)) },
       rounds: ROUNDS,
+      warmupRounds: WARMUP,
       turns: TURNS,
-      plainMedianMs: +median(times.plain).toFixed(2),
-      plainCpuMedianMs: +median(cpuTimes.plain).toFixed(2),
-      // The trace model's own cost (events built, then discarded): the floor under both adapters.
+      plain: {
+        loopMedianMs: perRun(times.plain),
+        cpuPerRunMs: perRun(cpuTimes.plain),
+        cpuWithFlushPerRunMs: perRun(totalCpuTimes.plain),
+        agentThreadPerRunMs: perRun(agentThreadTimes.plain),
+      },
+      // The trace model's own cost (events built, then discarded): the floor under both adapters, and the
+      // bench's own control (it should read 1.0 within its interval).
       noopTracer: {
         pairedRatio: pairedRatio(times.noop, times.plain),
-        agentThreadPerTurnMs: +(
-          (median(agentThreadTimes.noop) - median(agentThreadTimes.plain)) /
-          TURNS
-        ).toFixed(3),
+        cpuPairedRatio: pairedRatio(cpuTimes.noop, cpuTimes.plain),
+        agentThreadPerTurnMs: perTurn(agentThreadTimes.noop, agentThreadTimes.plain),
       },
-      loadAverage: (await import("node:os")).loadavg().map(value => +value.toFixed(2)),
-      langsmith: {
-        loopMedianMs: +median(times.langsmith).toFixed(2),
-        pairedRatio: pairedRatio(times.langsmith, times.plain, TARGET),
-        overheadPerTurnMs: +((median(times.langsmith) - median(times.plain)) / TURNS).toFixed(3),
-        // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
-        cpuPairedRatio: pairedRatio(cpuTimes.langsmith, cpuTimes.plain),
-        cpuPerTurnMs: +((median(cpuTimes.langsmith) - median(cpuTimes.plain)) / TURNS).toFixed(3),
-        // CPU time of the agent's own thread (Linux schedstat): what the tracer costs the agent itself.
-        agentThreadPairedRatio: pairedRatio(agentThreadTimes.langsmith, agentThreadTimes.plain),
-        agentThreadPerTurnMs: +(
-          (median(agentThreadTimes.langsmith) - median(agentThreadTimes.plain)) /
-          TURNS
-        ).toFixed(3),
-        flushMedianMs: +median(flushes.langsmith).toFixed(2),
-        received: counts.langsmith,
-      },
-      langfuse: {
-        loopMedianMs: +median(times.langfuse).toFixed(2),
-        pairedRatio: pairedRatio(times.langfuse, times.plain, TARGET),
-        overheadPerTurnMs: +((median(times.langfuse) - median(times.plain)) / TURNS).toFixed(3),
-        // CPU time of this process during the loop (the tracer's own work, less exposed to other load).
-        cpuPairedRatio: pairedRatio(cpuTimes.langfuse, cpuTimes.plain),
-        cpuPerTurnMs: +((median(cpuTimes.langfuse) - median(cpuTimes.plain)) / TURNS).toFixed(3),
-        // CPU time of the agent's own thread (Linux schedstat): what the tracer costs the agent itself.
-        agentThreadPairedRatio: pairedRatio(agentThreadTimes.langfuse, agentThreadTimes.plain),
-        agentThreadPerTurnMs: +(
-          (median(agentThreadTimes.langfuse) - median(agentThreadTimes.plain)) /
-          TURNS
-        ).toFixed(3),
-        flushMedianMs: +median(flushes.langfuse).toFixed(2),
-        received: counts.langfuse,
-      },
+      langsmith: adapter("langsmith"),
+      langfuse: adapter("langfuse"),
       target: `each adapter's median paired loop ratio <= ${TARGET} (flush is timed apart and not part of it)`,
     };
     console.log(JSON.stringify(report, null, 2));
     return report;
   } finally {
     await provider.shutdown().catch(() => undefined);
+    // Unregister what provider.register() set, so a later benchmark in this process can register its own.
+    trace.disable();
+    context.disable();
+    propagation.disable();
     await receiver.stop();
     await model.stop();
   }

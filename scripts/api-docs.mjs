@@ -32,6 +32,7 @@ const app = await Application.bootstrapWithPlugins({
   out,
   sourceLinkTemplate: "https://github.com/agent-lattice/agent-lattice/blob/main/{path}#L{line}",
   logLevel: "Warn",
+  validation: { notExported: true, invalidLink: true, rewrittenLink: true },
 });
 app.converter.on(Converter.EVENT_RESOLVE_BEGIN, context => {
   for (const module of context.project.children ?? []) {
@@ -43,6 +44,9 @@ app.converter.on(Converter.EVENT_RESOLVE_BEGIN, context => {
 
 const project = await app.convert();
 if (!project) throw new Error("TypeDoc could not convert the packages (see the errors above).");
+// What `typedoc` on the command line also does: warn about types the docs reference but do not include (an
+// unexported type in a public signature), broken {@link}s and the like. The packaging test fails on any warning.
+app.validate(project);
 rmSync(out, { recursive: true, force: true });
 await app.generateDocs(project, out);
 console.log(`API reference for ${entries.size} entry points written to docs/api/index.html`);

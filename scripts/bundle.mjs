@@ -7,7 +7,7 @@
 // Each exports entry also gets a CommonJS face for `require()`: `<entry>.cjs` hands back the ESM build itself
 // (Node ^20.19 || >=22.12 can require() an ES module without top-level await), so `require` and `import` share
 // one module instance, and `<entry>.d.cts` gives TypeScript's CommonJS resolution the same declarations.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename } from "node:path";
 import { build } from "rolldown";
@@ -38,6 +38,13 @@ function entryPoints() {
 }
 
 const { input, exported } = entryPoints();
+
+// Chunk names carry a content hash, so a rebuild writes new ones beside the old: remove the old first, or they
+// would be packed and published too (dead code and source maps, measured in the install footprint).
+if (existsSync("dist")) {
+  for (const file of readdirSync("dist"))
+    if (/^shared-.*\.js(\.map)?$/.test(file)) rmSync(`dist/${file}`, { force: true });
+}
 
 await build({
   input,

@@ -79,6 +79,10 @@ export function expectedPackageJson(dir, pkg) {
     if (!pkg[field]) continue;
     next[field] = Object.fromEntries(
       Object.entries(pkg[field]).map(([name, spec]) => {
+        // Internal peers span the fixed group's major (`^0` while 0.x): an exact-caret peer would fall out of range
+        // at every minor release, and changesets then bumps every peer dependent a major (0.1.0 → 1.0.0).
+        if (isInternal(name) && field === "peerDependencies")
+          return [name, `workspace:^${String(pkg.version ?? "0").split(".")[0]}`];
         if (isInternal(name)) return [name, "workspace:^"];
         if (name === "zod" && field === "peerDependencies") return [name, ZOD_PEER_RANGE];
         return [name, isExactPin(spec) ? `^${spec}` : spec];

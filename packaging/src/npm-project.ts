@@ -1,6 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { reusableBetterSqlite3 } from "./native-build.js";
 import { explain, type RunResult, runCommand } from "./workspace.js";
 
 /** An empty npm project in the OS temp directory, far from the workspace, where packages install as for a user. */
@@ -22,16 +23,27 @@ export async function createNpmProject(specs: string[]): Promise<NpmProject> {
     `${JSON.stringify({ name: "user-project", private: true }, null, 2)}\n`,
   );
   // A fresh install outside the workspace: no workspace links, no pnpm, dependencies from the registry
-  // (npm's cache keeps repeated runs fast). Install scripts run, as for a user (better-sqlite3 compiles).
+  // (npm's cache keeps repeated runs fast). Install scripts run, as for a user (better-sqlite3 compiles) — except
+  // when the project asks for the exact better-sqlite3 the workspace already compiled: that addon is reused.
+  const reused = reusableBetterSqlite3(specs);
   const install = await runCommand(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...specs],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      ...(reused ? ["--ignore-scripts"] : []),
+      ...specs,
+    ],
     { cwd: dir, env: { npm_config_nodedir: process.env.npm_config_nodedir ?? "/usr" } },
   );
   if (install.code !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`npm install ${specs.join(" ")} failed:\n${explain(install)}`);
   }
+  reused?.installInto(dir);
   return {
     dir,
     node: (args, env) => runCommand(process.execPath, args, { cwd: dir, env, timeoutMs: 120_000 }),

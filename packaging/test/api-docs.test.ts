@@ -9,6 +9,8 @@ describe("pnpm api-docs", () => {
     const run = await runCommand("pnpm", ["run", "api-docs"], { cwd: ROOT });
     expect(run.code, explain(run)).toBe(0);
     expect(run.stderr).not.toMatch(/\[error\]/);
+    // No warnings either: a public signature naming an unexported type, a broken {@link}, …
+    expect(`${run.stdout}\n${run.stderr}`, explain(run)).not.toMatch(/\[warning\]/);
     const modules = readdirSync(join(ROOT, "docs/api/modules"));
     for (const page of ["agent-lattice.html", "agent-lattice_testing.html", "_agent-lattice_core.html"]) {
       expect(modules).toContain(page);

@@ -1,10 +1,13 @@
 // Install checks 2 and 3 (U2): packages installed from their packed tarballs with npm, outside the workspace,
-// with only @agent-lattice/core beside them — never the umbrella. Each package under packages/ (core and the
-// umbrella aside) is picked up automatically and must ship a smoke program, packages/<dir>/test/pack-smoke.mjs,
-// that exercises it through core; its peer dependencies are installed at the lowest and the highest version of
-// their ranges. Named combinations (check 2) follow in COMBINATIONS.
-import { copyFileSync, existsSync } from "node:fs";
+// beside @agent-lattice/core and their own peers only — never the umbrella. Each package under packages/ (core
+// and the umbrella aside) is picked up automatically and must ship a smoke program, packages/<dir>/test/pack-smoke.mjs,
+// that does something real with it through core. Its peer dependencies are installed at the lowest and at the
+// highest version of their ranges (optional peers only when the smoke program imports them).
+// Check 2 — core + mailbox-sqlite + team + better-sqlite3 only, a team runs on SQLite — is mailbox-sqlite's entry:
+// its peers are exactly team and better-sqlite3.
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNpmProject, type NpmProject, rangeEnds } from "../src/npm-project.js";
 import { publishedPackages, tarballsFor } from "../src/tarballs.js";
@@ -16,12 +19,59 @@ const adapters = [...packages.values()].filter(
   p => p.name !== "@agent-lattice/core" && p.name !== "agent-lattice",
 );
 
+/**
+ * What a smoke program needs beyond the package, core and their peers, as its README tells users to install it:
+ * the test kit's mock server for the team run, the OpenTelemetry SDK that registers Langfuse's span processor.
+ */
+const SMOKE_EXTRAS: Record<string, { packages?: string[]; specs?: string[] }> = {
+  team: { packages: ["@agent-lattice/testing"] },
+  "tracing-langfuse": { specs: ["@opentelemetry/sdk-trace-node@^2"] },
+};
+
+/**
+ * Where the ecosystem caps a peer range below its published top, the highest end is the highest version users can
+ * actually install beside the rest (npm refuses the others). Each cap says why; drop it when the cause goes away.
+ */
+const INSTALLABLE_CAPS: Record<string, { below: string; why: string }> = {
+  "@opentelemetry/api": {
+    below: "1.10.0",
+    why: "@opentelemetry/core 2.x (under @langfuse/otel and the OpenTelemetry SDK) peers on >=1.0.0 <1.10.0",
+  },
+};
+
+/** Check 2 is mailbox-sqlite installed alone; its title says so. */
+const TITLES: Record<string, string> = {
+  "mailbox-sqlite": "check 2: core + mailbox-sqlite + team + better-sqlite3 only, a team runs on SQLite",
+};
+
+/** The bare modules a smoke program imports, read by TypeScript's scanner. */
+function importsOf(file: string): Set<string> {
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return new Set(
+    importedFiles.map(({ fileName }) =>
+      fileName
+        .split("/")
+        .slice(0, fileName.startsWith("@") ? 2 : 1)
+        .join("/"),
+    ),
+  );
+}
+
 /** One install per end of the peer ranges: every peer at its lowest version, then every peer at its highest. */
-async function peerVariants(info: PackageInfo): Promise<Array<{ label: string; specs: string[] }>> {
-  const peers = Object.entries(info.peerDependencies).filter(([name]) => !isInternal(name));
+async function peerVariants(
+  info: PackageInfo,
+  smoke: string,
+): Promise<Array<{ label: string; specs: string[] }>> {
+  const imported = importsOf(smoke);
+  const peers = Object.entries(info.peerDependencies).filter(
+    ([name]) => !isInternal(name) && (!info.peerDependenciesMeta[name]?.optional || imported.has(name)),
+  );
   if (!peers.length) return [{ label: "no peer dependencies", specs: [] }];
   const ends = await Promise.all(
-    peers.map(async ([name, range]) => [name, await rangeEnds(name, range)] as const),
+    peers.map(async ([name, range]) => {
+      const cap = INSTALLABLE_CAPS[name];
+      return [name, await rangeEnds(name, cap ? `${range} <${cap.below}` : range)] as const;
+    }),
   );
   return [0, 1].map(end => ({
     label: ends.map(([name, versions]) => `${name}@${versions[end]}`).join(" "),
@@ -29,29 +79,62 @@ async function peerVariants(info: PackageInfo): Promise<Array<{ label: string; s
   }));
 }
 
-/** Runs a smoke program inside the project, and checks require() gives what import gives, for each package. */
-function installAndSmoke(title: string, names: string[], extraSpecs: () => Promise<string[]>, smoke: string) {
-  describe(title, () => {
-    let project: NpmProject;
-    beforeAll(async () => {
-      project = await createNpmProject([
-        ...tarballsFor(["@agent-lattice/core", ...names]),
-        ...(await extraSpecs()),
-      ]);
-    });
-    afterAll(() => project?.remove());
+/**
+ * Installs start as soon as the file loads, two at a time (npm mostly waits on the disk and the network, and a
+ * native peer such as better-sqlite3 compiles on one core), so each describe block only waits for its own.
+ */
+const installing: Array<() => void> = [];
+let running = 0;
+function queued<T>(start: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const run = () => {
+      running += 1;
+      start()
+        .then(resolve, reject)
+        .finally(() => {
+          running -= 1;
+          installing.shift()?.();
+        });
+    };
+    if (running < 2) run();
+    else installing.push(run);
+  });
+}
 
-    it("installs real copies, without the umbrella", () => {
-      for (const name of ["@agent-lattice/core", ...names]) {
-        expect(project.installedPath(name).startsWith(project.dir), name).toBe(true);
+/** Runs a smoke program inside the project, and checks require() gives what import gives, for each package. */
+function installAndSmoke(title: string, names: string[], specs: string[], smoke: string) {
+  const tarballs = tarballsFor(["@agent-lattice/core", ...names]);
+  const project = queued(() => createNpmProject([...tarballs, ...specs]));
+  project.catch(() => {}); // reported by beforeAll; never an unhandled rejection meanwhile
+  describe(title, () => {
+    let ready: NpmProject;
+    beforeAll(async () => {
+      ready = await project;
+    });
+    afterAll(() => ready?.remove());
+
+    it("installs real copies of exactly these packages, at the versions asked for, without the umbrella", () => {
+      const internal = tarballs.length;
+      const installed = readdirSync(join(ready.dir, "node_modules/@agent-lattice")).map(
+        dir => `@agent-lattice/${dir}`,
+      );
+      expect(installed).toHaveLength(internal);
+      for (const name of installed) expect(ready.installedPath(name).startsWith(ready.dir), name).toBe(true);
+      expect(existsSync(join(ready.dir, "node_modules/agent-lattice"))).toBe(false);
+      for (const spec of specs) {
+        const at = spec.lastIndexOf("@");
+        const [name, version] = [spec.slice(0, at), spec.slice(at + 1)];
+        if (!/^\d+\.\d+\.\d+$/.test(version)) continue; // a range (an extra), not a pinned end
+        const pkg = JSON.parse(readFileSync(join(ready.dir, "node_modules", name, "package.json"), "utf8"));
+        expect(pkg.version, name).toBe(version);
       }
-      expect(existsSync(join(project.dir, "node_modules/agent-lattice"))).toBe(false);
     });
 
     it(`runs ${relative(ROOT, smoke)}`, async () => {
-      copyFileSync(smoke, join(project.dir, "smoke.mjs"));
-      const run = await project.node(["smoke.mjs"]);
+      copyFileSync(smoke, join(ready.dir, "smoke.mjs"));
+      const run = await ready.node(["smoke.mjs"]);
       expect(run.code, explain(run)).toBe(0);
+      expect(run.stdout).toMatch(/^smoke ok: /m);
     });
 
     it("require() and import give the same module", async () => {
@@ -61,32 +144,15 @@ function installAndSmoke(title: string, names: string[], extraSpecs: () => Promi
           const cjs = createRequire(import.meta.url)(${JSON.stringify(name)});
           const keys = Object.keys(esm);
           if (!keys.length || keys.some(key => esm[key] !== cjs[key])) process.exit(1);`;
-        const run = await project.node(["--input-type=module", "-e", source]);
+        const run = await ready.node(["--input-type=module", "-e", source]);
         expect(run.code, `${name}\n${explain(run)}`).toBe(0);
       }
     });
   });
 }
 
-/**
- * TODO(issue 18): packages that landed before their install check was written. Each is skipped, saying so, until
- * its packages/<dir>/test/pack-smoke.mjs exists and this entry is removed; a package not listed here must ship one.
- */
-const PENDING_SMOKE: Record<string, string> = {
-  team: "landed without a smoke program yet",
-  "mailbox-sqlite": "landed without a smoke program yet (see COMBINATIONS for its better-sqlite3 peer range)",
-  "trace-viewer": "landed without a smoke program yet",
-  "tracing-langfuse": "landed without a smoke program yet",
-  "tracing-langsmith": "landed without a smoke program yet",
-};
-
 for (const info of adapters) {
   const smoke = join(ROOT, "packages", info.dir, "test/pack-smoke.mjs");
-  const pending = PENDING_SMOKE[info.dir];
-  if (pending && !existsSync(smoke)) {
-    it.skip(`${info.name} beside @agent-lattice/core alone — skipped (TODO issue 18): ${pending}`);
-    continue;
-  }
   describe(`${info.name} beside @agent-lattice/core alone`, () => {
     it("ships a smoke program (test/pack-smoke.mjs)", () => {
       expect(
@@ -96,60 +162,14 @@ for (const info of adapters) {
     });
   });
   if (!existsSync(smoke)) continue;
-  for (const variant of await peerVariants(info)) {
+  const extras = SMOKE_EXTRAS[info.dir] ?? {};
+  for (const variant of await peerVariants(info, smoke)) {
+    const title = TITLES[info.dir] ? ` — ${TITLES[info.dir]}` : "";
     installAndSmoke(
-      `${info.name} beside @agent-lattice/core alone (${variant.label})`,
-      [info.name],
-      async () => variant.specs,
+      `${info.name} beside @agent-lattice/core alone${title} (${variant.label})`,
+      [info.name, ...(extras.packages ?? [])],
+      [...variant.specs, ...(extras.specs ?? [])],
       smoke,
-    );
-  }
-}
-
-/**
- * Check 2 and any later combination a user installs without the umbrella. An entry runs as soon as all its
- * packages exist under packages/; until then it is skipped, saying which package is missing.
- */
-const COMBINATIONS: Array<{
-  title: string;
-  dirs: string[];
-  peersOf: string;
-  smoke: string;
-  pending?: string;
-}> = [
-  {
-    // TODO(issue 18): the smoke program follows the spec's createTeam/teamMember/createSQLiteMailbox API; check it
-    // against the landed packages, settle the peer range, then remove `pending`.
-    pending:
-      "mailbox-sqlite's peer range better-sqlite3 >=11.0.0 has 13.x as its highest, which requires Node >=22 " +
-      "(and crashes on Node 20): narrow the range to what runs on ^20.19 || >=22.12 first",
-    title: "core + mailbox-sqlite + team + better-sqlite3 only: a team runs on SQLite",
-    dirs: ["team", "mailbox-sqlite"],
-    peersOf: "mailbox-sqlite",
-    smoke: join(ROOT, "packaging/smoke/team-on-sqlite.mjs"),
-  },
-];
-
-for (const combination of COMBINATIONS) {
-  const missing = combination.dirs.filter(dir => !existsSync(join(ROOT, "packages", dir, "package.json")));
-  if (combination.pending) {
-    it.skip(`${combination.title} — skipped (TODO issue 18): ${combination.pending}`);
-    continue;
-  }
-  if (missing.length) {
-    it.skip(
-      `${combination.title} — skipped: packages/${missing.join(", packages/")} not in the repository yet`,
-    );
-    continue;
-  }
-  const members = combination.dirs.map(dir => [...packages.values()].find(p => p.dir === dir) as PackageInfo);
-  const peerSource = members.find(p => p.dir === combination.peersOf) as PackageInfo;
-  for (const variant of await peerVariants(peerSource)) {
-    installAndSmoke(
-      `${combination.title} (${variant.label})`,
-      members.map(p => p.name),
-      async () => variant.specs,
-      combination.smoke,
     );
   }
 }

@@ -19,6 +19,18 @@ const attwBin = join(
 describe.each(names)("%s tarball", name => {
   const tarball = () => inject("tarballs")[name] as string;
 
+  it("ships no dead build output: every shared chunk is imported by another file of the package", async () => {
+    const listed = await runCommand("tar", ["-tzf", tarball()], { cwd: dirname(tarball()) });
+    expect(listed.code, explain(listed)).toBe(0);
+    const files = listed.stdout.split("\n").filter(file => /^package\/dist\/.*\.js$/.test(file));
+    const unpacked = await runCommand("tar", ["-xzOf", tarball(), ...files], { cwd: dirname(tarball()) });
+    const chunks = files
+      .map(file => file.split("/").at(-1) as string)
+      .filter(file => file.startsWith("shared-"));
+    for (const chunk of chunks)
+      expect(unpacked.stdout, `${chunk} is imported by nothing`).toContain(`/${chunk}`);
+  });
+
   it("publint: no errors, warnings or suggestions", async () => {
     const data = readFileSync(tarball());
     const { messages, pkg } = await publint({

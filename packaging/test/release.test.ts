@@ -42,14 +42,40 @@ describe("pnpm changeset version (on a throwaway copy)", () => {
     for (const file of pending) expect(existsSync(join(copy, file)), file).toBe(false);
   });
 
-  it("keeps internal dependencies as workspace:^ (pnpm publishes them as ^<version>)", () => {
+  it("keeps internal dependencies as workspace:^ and internal peers as workspace:^<major> (pnpm publishes ^<version> and ^<major>)", () => {
     for (const p of published) {
       const pkg = readJson(join(copy, "packages", p.dir, "package.json"));
-      for (const [name, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies })) {
-        if (name.startsWith("@agent-lattice/") || name === "agent-lattice")
-          expect(spec, `${p.dir} ${name}`).toBe("workspace:^");
+      const major = String(pkg.version).split(".")[0];
+      for (const [field, expected] of [
+        ["dependencies", "workspace:^"],
+        ["peerDependencies", `workspace:^${major}`],
+      ] as const) {
+        for (const [name, spec] of Object.entries(pkg[field] ?? {})) {
+          if (name.startsWith("@agent-lattice/") || name === "agent-lattice")
+            expect(spec, `${p.dir} ${field} ${name}`).toBe(expected);
+        }
       }
     }
+  });
+
+  it("bumps no further than the changesets ask: no major unless one says major (a peer dependent is no reason)", () => {
+    const asked = pending.flatMap(file =>
+      [...readFileSync(join(ROOT, file), "utf8").matchAll(/^"[^"]+":\s*(major|minor|patch)\s*$/gm)].map(
+        match => match[1] as string,
+      ),
+    );
+    const [major, minor, patch] = String(published[0]?.version).split(".").map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    const expected = asked.includes("major")
+      ? `${major + 1}.0.0`
+      : asked.includes("minor")
+        ? `${major}.${minor + 1}.0`
+        : `${major}.${minor}.${patch + 1}`;
+    for (const p of published)
+      expect(readJson(join(copy, "packages", p.dir, "package.json")).version, p.dir).toBe(expected);
   });
 
   it("writes each package a CHANGELOG.md headed by the new version with that package's entries", () => {

@@ -58,6 +58,7 @@ export type {
   CacheControl,
   ContentBlock,
   DocumentBlock,
+  FileSource,
   ImageBlock,
   ModelMessage,
   PlainTextSource,
@@ -79,6 +80,15 @@ export type {
   ModelResponse,
   ModelToolSpec,
   OutputFormatParam,
+  RawContentBlockDelta,
+  RawContentBlockDeltaEvent,
+  RawContentBlockStartEvent,
+  RawContentBlockStopEvent,
+  RawErrorEvent,
+  RawMessageDeltaEvent,
+  RawMessageStartEvent,
+  RawMessageStopEvent,
+  RawPingEvent,
   RawStreamEvent,
   ReasoningEffort,
   StopReason,
@@ -93,7 +103,14 @@ export {
 } from "./prompt-caching.js";
 export type { OutputFormat, ThinkingConfig } from "./provider-params.js";
 export type { DelegationRequest, QueryRuntime, TurnBoundary } from "./query-runtime.js";
-export type { InferSchema, JsonSchemaBacked, ParseSchema, SchemaLike, StandardSchemaLike } from "./schema.js";
+export type {
+  InferSchema,
+  JsonSchemaBacked,
+  ParseSchema,
+  SchemaLike,
+  StandardResult,
+  StandardSchemaLike,
+} from "./schema.js";
 export type {
   ResolvedApproval,
   ResultSubtype,
@@ -115,6 +132,7 @@ export {
   type NeedsApproval,
   type RunContext,
   type ToolDefinition,
+  type ToolFactory,
   type ToolHandler,
   type ToolHandlerExtra,
   type ToolKind,

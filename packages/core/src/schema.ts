@@ -22,7 +22,8 @@ export interface StandardSchemaLike<T = unknown> {
   };
 }
 
-type StandardResult<T> =
+/** What a Standard Schema validator's `validate()` returns: the parsed value, or the issues found. */
+export type StandardResult<T> =
   | { readonly value: T; readonly issues?: undefined }
   | {
       readonly issues: ReadonlyArray<{

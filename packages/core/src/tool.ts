@@ -126,7 +126,8 @@ export interface ToolDefinition<TInput = any, TContext = any> {
   ): ToolResult | Promise<ToolResult>;
 }
 
-type ToolFactory<TContext> = <S extends SchemaLike<any>>(
+/** What `tool<MyContext>()` returns: `tool()` with the handler's `context` typed as `MyContext`. */
+export type ToolFactory<TContext> = <S extends SchemaLike<any>>(
   name: string,
   description: string,
   schema: S,

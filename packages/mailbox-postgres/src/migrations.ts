@@ -10,19 +10,27 @@ import type { PostgresPoolLike } from "./pool.js";
  * - `messages`: one row per message. `seq` (an identity) is the key and the order; a message id embeds it
  *   (`msg_<store>_<seq>`), so lookups by id use the primary key. The row carries its status, claim, lease, outcome
  *   and its transition log (`history`, a JSON array appended to on every change). Times are epoch milliseconds from
- *   the database's clock, so machines with skewed clocks agree on leases.
+ *   the database's clock, so machines with skewed clocks agree on leases. Index `(to_mailbox, status, seq)` serves
+ *   claims (the oldest pending message of a mailbox; the mailbox's processing ones) and inboxes.
  * - The claim gate: a claim takes a transaction-scoped advisory lock on its mailbox (64-bit hash of
  *   "<schema>/<mailbox>"), so two claims of one mailbox never interleave and the "one live claim per mailbox" rule
  *   holds across connections. claimNext() only tries it (a claimer never queues behind another one on the same
  *   mailbox: that one is taking the message, or finds the mailbox busy) and then picks the message row with
  *   FOR UPDATE SKIP LOCKED (a row another transaction is changing, e.g. cancelling, is skipped, not waited for).
- *   Advisory locks live in memory: the gate costs no table write.
+ *   Advisory locks live in memory: the gate costs no table write. The check for a live claim runs after the gate
+ *   is taken, in its own statement (PL/pgSQL takes a fresh snapshot per statement), so it sees the claim that the
+ *   previous holder of the gate committed.
  * - Functions for every state change, so each is one round trip and one transaction: claims, renewals, settles with
  *   their replies, releases, cancels. Claims and renewals commit without waiting for the WAL flush
  *   (synchronous_commit off for that transaction): if the server crashes and forgets a claim, the message is simply
  *   claimable again — which a lost lease means anyway — and any later synchronous commit (a settle) flushes them.
- * - A trigger NOTIFYs the mailbox's channel (`al_` + 24 hex digits of md5("<schema>/<mailbox>")) when a message
- *   arrives in it or one of its messages leaves `processing`: idle workers and waiting leads wake without polling.
+ * - Wake-ups: a message arriving in a mailbox or leaving `processing` there NOTIFYs the mailbox's channel
+ *   (`al_` + 24 hex digits of md5("<schema>/<mailbox>")). Not from the changing transaction itself: PostgreSQL
+ *   serialises every committing transaction that NOTIFYs behind one database-wide lock held through its WAL flush,
+ *   so durable settles that notify would commit one fsync at a time (no group commit). Instead the changing
+ *   function records the channels in the session (`agent_lattice.notify`), and the client ends the same round trip
+ *   with `notify_pending()`: a second, tiny transaction after the durable commit that sends them without waiting
+ *   for a flush. Watchers therefore hear a change only once it is durable.
  */
 const MIGRATIONS: Array<(s: string, name: string) => string> = [
   (s, name) => `
@@ -49,12 +57,32 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
     CREATE INDEX messages_by_mailbox_status ON ${s}.messages (to_mailbox, status, seq);
     CREATE INDEX messages_by_thread ON ${s}.messages (thread_id, seq);
 
-    -- The claim gate's key for a mailbox (see above).
+    -- The claim gate's key for a mailbox (see above; the claim functions inline the same expression).
     CREATE FUNCTION ${s}.gate(p_mailbox text) RETURNS bigint LANGUAGE sql IMMUTABLE AS
       $$ SELECT hashtextextended('${name}/' || p_mailbox, 0) $$;
 
     CREATE FUNCTION ${s}.now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
       $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+
+    -- The NOTIFY channel of a mailbox (postgresMailboxChannel() computes the same on the client).
+    CREATE FUNCTION ${s}.channel(p_mailbox text) RETURNS text LANGUAGE sql IMMUTABLE AS
+      $$ SELECT 'al_' || left(md5('${name}/' || p_mailbox), 24) $$;
+
+    -- Sends the notifications a change recorded in the session setting agent_lattice.notify (channels, comma
+    -- separated; the change sets it, so it survives that commit, or reverts with it), in its own transaction after
+    -- the change committed, without waiting for a WAL flush, and clears it.
+    CREATE FUNCTION ${s}.notify_pending() RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+      v_channels text := current_setting('agent_lattice.notify', true);
+      v_channel text;
+    BEGIN
+      IF v_channels IS NULL OR v_channels = '' THEN RETURN; END IF;
+      PERFORM set_config('agent_lattice.notify', '', false);
+      PERFORM set_config('synchronous_commit', 'off', true);
+      FOREACH v_channel IN ARRAY string_to_array(v_channels, ',') LOOP
+        PERFORM pg_notify(v_channel, '');
+      END LOOP;
+    END $$;
 
     -- Stores one new message (p: from, to, kind, content, metadata, threadId, workItemId, parentMessageId,
     -- parentSeq). Replies and follow-ups inherit the parent's work item; every message its thread.
@@ -84,38 +112,42 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
     END $$;
 
     CREATE FUNCTION ${s}.send(p json) RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+    DECLARE
+      v_row ${s}.messages := ${s}.insert_message(p, ${s}.now_ms());
     BEGIN
-      RETURN NEXT ${s}.insert_message(p, ${s}.now_ms());
-    END $$;
-
-    -- Marks one locked, claimable row processing under a new claim. (PL/pgSQL, like every function here, so its
-    -- plan is prepared once per connection rather than once per call.)
-    CREATE FUNCTION ${s}.take(p_seq bigint, p_owner text, p_token text, p_lease_ms bigint, p_now bigint)
-    RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
-    BEGIN
-      RETURN QUERY UPDATE ${s}.messages
-         SET status = 'processing', claimed_by = p_owner, claim_token = p_token,
-             lease_expires_at = p_now + p_lease_ms, attempts = attempts + 1, updated_at = p_now,
-             history = history || jsonb_build_array(jsonb_build_array(status, 'processing', p_now, p_token, p_owner))
-       WHERE seq = p_seq
-      RETURNING *;
+      PERFORM set_config('agent_lattice.notify', 'al_' || left(md5('${name}/' || v_row.to_mailbox), 24), false);
+      RETURN NEXT v_row;
     END $$;
 
     -- The oldest claimable message of a mailbox (pending, or processing under an expired lease), unless one of its
-    -- messages is processing under a live lease (members work serially).
+    -- messages is processing under a live lease (members work serially). The common path is four cheap statements:
+    -- the gate, the mailbox's processing rows (none or one, by index), and one UPDATE of the oldest pending row.
     CREATE FUNCTION ${s}.claim_next(p_mailbox text, p_owner text, p_token text, p_lease_ms bigint)
     RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
     DECLARE
       v_now bigint;
-      v_pending bigint;
+      v_live boolean;
       v_expired bigint;
+      v_pending bigint;
     BEGIN
-      IF NOT pg_try_advisory_xact_lock(${s}.gate(p_mailbox)) THEN RETURN; END IF;
+      IF NOT pg_try_advisory_xact_lock(hashtextextended('${name}/' || p_mailbox, 0)) THEN RETURN; END IF;
       PERFORM set_config('synchronous_commit', 'off', true);
-      v_now := ${s}.now_ms();
-      PERFORM 1 FROM ${s}.messages
-        WHERE to_mailbox = p_mailbox AND status = 'processing' AND lease_expires_at > v_now LIMIT 1;
-      IF FOUND THEN RETURN; END IF;
+      v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+      SELECT bool_or(lease_expires_at > v_now), min(seq) FILTER (WHERE lease_expires_at <= v_now)
+        INTO v_live, v_expired
+        FROM ${s}.messages WHERE to_mailbox = p_mailbox AND status = 'processing';
+      IF v_live THEN RETURN; END IF;
+      IF v_expired IS NULL THEN
+        RETURN QUERY UPDATE ${s}.messages
+           SET status = 'processing', claimed_by = p_owner, claim_token = p_token,
+               lease_expires_at = v_now + p_lease_ms, attempts = attempts + 1, updated_at = v_now,
+               history = history || jsonb_build_array(jsonb_build_array('pending', 'processing', v_now, p_token, p_owner))
+         WHERE seq = (SELECT seq FROM ${s}.messages WHERE to_mailbox = p_mailbox AND status = 'pending'
+                       ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING *;
+        RETURN;
+      END IF;
+      -- A crashed worker's message (expired lease) competes with the pending ones in seq order.
       SELECT seq INTO v_pending FROM ${s}.messages
         WHERE to_mailbox = p_mailbox AND status = 'pending' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED;
       SELECT seq INTO v_expired FROM ${s}.messages
@@ -124,6 +156,17 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
       IF v_pending IS NULL AND v_expired IS NULL THEN RETURN; END IF;
       RETURN QUERY SELECT * FROM ${s}.take(least(v_pending, v_expired), p_owner, p_token, p_lease_ms, v_now);
     END $$;
+
+    -- Marks one locked, claimable row processing under a new claim.
+    CREATE FUNCTION ${s}.take(p_seq bigint, p_owner text, p_token text, p_lease_ms bigint, p_now bigint)
+    RETURNS SETOF ${s}.messages LANGUAGE sql AS $$
+      UPDATE ${s}.messages
+         SET status = 'processing', claimed_by = p_owner, claim_token = p_token,
+             lease_expires_at = p_now + p_lease_ms, attempts = attempts + 1, updated_at = p_now,
+             history = history || jsonb_build_array(jsonb_build_array(status, 'processing', p_now, p_token, p_owner))
+       WHERE seq = p_seq
+      RETURNING *
+    $$;
 
     -- Claims one message by seq under the same rule.
     CREATE FUNCTION ${s}.claim(p_seq bigint, p_owner text, p_token text, p_lease_ms bigint)
@@ -174,13 +217,14 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
 
     -- processing → completed / failed / pending (release), with the claim's token; p_send's messages are written in
     -- the same transaction. Returns the settled row first, then the sent ones in order; nothing when the claim is
-    -- not held.
+    -- not held. Its mailbox (and each recipient's) is notified after commit (notify_pending()).
     CREATE FUNCTION ${s}.settle(p_seq bigint, p_token text, p_status text, p_outcome json, p_send json)
     RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
     DECLARE
-      v_now bigint := ${s}.now_ms();
+      v_now bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
       v_row ${s}.messages;
       v_item json;
+      v_channels text;
     BEGIN
       UPDATE ${s}.messages
          SET status = p_status, outcome = p_outcome, claimed_by = NULL, claim_token = NULL,
@@ -190,9 +234,15 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
       RETURNING * INTO v_row;
       IF NOT FOUND THEN RETURN; END IF;
       RETURN NEXT v_row;
-      FOR v_item IN SELECT * FROM json_array_elements(coalesce(p_send, '[]'::json)) LOOP
-        RETURN NEXT ${s}.insert_message(v_item, v_now);
-      END LOOP;
+      v_channels := 'al_' || left(md5('${name}/' || v_row.to_mailbox), 24);
+      IF p_send IS NOT NULL THEN
+        FOR v_item IN SELECT * FROM json_array_elements(p_send) LOOP
+          v_row := ${s}.insert_message(v_item, v_now);
+          v_channels := v_channels || ',' || 'al_' || left(md5('${name}/' || v_row.to_mailbox), 24);
+          RETURN NEXT v_row;
+        END LOOP;
+      END IF;
+      PERFORM set_config('agent_lattice.notify', v_channels, false);
     END $$;
 
     -- pending → cancelled, or processing → cancelled with the claim's token.
@@ -200,24 +250,18 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
     RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
     DECLARE
       v_now bigint := ${s}.now_ms();
+      v_row ${s}.messages;
     BEGIN
-      RETURN QUERY UPDATE ${s}.messages
+      UPDATE ${s}.messages
          SET status = 'cancelled', outcome = p_outcome, claimed_by = NULL, claim_token = NULL,
              lease_expires_at = NULL, updated_at = v_now,
              history = history || jsonb_build_array(jsonb_build_array(status, 'cancelled', v_now, claim_token, claimed_by))
        WHERE seq = p_seq AND (status = 'pending' OR (status = 'processing' AND claim_token = p_token))
-      RETURNING *;
+      RETURNING * INTO v_row;
+      IF NOT FOUND THEN RETURN; END IF;
+      PERFORM set_config('agent_lattice.notify', 'al_' || left(md5('${name}/' || v_row.to_mailbox), 24), false);
+      RETURN NEXT v_row;
     END $$;
-
-    CREATE FUNCTION ${s}.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('al_' || left(md5(TG_TABLE_SCHEMA || '/' || NEW.to_mailbox), 24), '');
-      RETURN NULL;
-    END $$;
-    CREATE TRIGGER messages_notify_insert AFTER INSERT ON ${s}.messages
-      FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change();
-    CREATE TRIGGER messages_notify_settle AFTER UPDATE OF status ON ${s}.messages
-      FOR EACH ROW WHEN (NEW.status <> 'processing') EXECUTE FUNCTION ${s}.notify_change();
   `,
 ];
 

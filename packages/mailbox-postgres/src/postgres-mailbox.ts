@@ -14,7 +14,13 @@ import type {
 } from "@agent-lattice/team";
 import { MailboxListener } from "./listener.js";
 import { migrate, quoteIdentifier, SCHEMA_VERSION } from "./migrations.js";
-import { createPool, isPostgresPoolLike, type PostgresPoolLike, type PostgresQueryConfig } from "./pool.js";
+import {
+  createPool,
+  isPostgresPoolLike,
+  type PostgresPoolLike,
+  type PostgresQueryConfig,
+  type PostgresQueryResult,
+} from "./pool.js";
 import { type MessageRow, toMessage, toTransitions } from "./rows.js";
 
 export interface PostgresMailboxOptions {
@@ -55,6 +61,8 @@ const DEFAULT_SCHEMA = "agent_lattice_mailbox";
 const DEFAULT_LEASE_MS = 60_000;
 
 let processOwner: string | undefined;
+/** The SQL-level prepared statements (changeAndNotify()) each pooled connection holds, by connection object. */
+const preparedStatements = new WeakMap<object, Set<string>>();
 
 /**
  * A durable TeamMailbox in PostgreSQL, shared by any number of processes on any number of machines: claims take
@@ -182,7 +190,6 @@ function postgresMailbox(
   const columns =
     "seq, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, claimed_by, claim_token, lease_expires_at, outcome";
   const sql = {
-    send: statement("send", `SELECT ${columns} FROM ${s}.send($1::json)`),
     bySeq: statement("by_seq", `SELECT ${columns} FROM ${s}.messages WHERE seq = $1`),
     inboxAll: statement(
       "inbox_all",
@@ -196,11 +203,56 @@ function postgresMailbox(
     claimNext: statement("claim_next", `SELECT ${columns} FROM ${s}.claim_next($1, $2, $3, $4)`),
     claim: statement("claim", `SELECT ${columns} FROM ${s}.claim($1, $2, $3, $4)`),
     renew: statement("renew", `SELECT ${s}.renew($1, $2, $3) AS lease_expires_at`),
-    settle: statement("settle", `SELECT ${columns} FROM ${s}.settle($1, $2, $3, $4::json, $5::json)`),
-    cancel: statement("cancel", `SELECT ${columns} FROM ${s}.cancel($1, $2, $3::json)`),
     history: statement("history", `SELECT history FROM ${s}.messages WHERE seq = $1`),
   };
   const rows = async (config: PostgresQueryConfig) => (await pool.query<MessageRow>(config)).rows;
+
+  /**
+   * A change that wakes watchers (send, settle, release, cancel), in ONE round trip: the change's function in a
+   * transaction that commits durably, then notify_pending() in a second one that NOTIFYs the channels the change
+   * recorded (see migrations.ts: a NOTIFY inside the durable transaction would serialise every such commit behind
+   * one lock held through its WAL flush). Several statements in one message need the simple query protocol, which
+   * takes no parameters: the change is an SQL-level prepared statement (PREPAREd on a connection's first use, so
+   * the server plans it once per connection) EXECUTEd with literal arguments (sqlLiteral()).
+   */
+  const changeAndNotify = async (
+    change: keyof typeof changes,
+    args: string,
+    retried = false,
+  ): Promise<MessageRow[]> => {
+    const client = await pool.connect();
+    const name = `${prefix}_x_${change}`;
+    const notify = `${prefix}_x_notify`;
+    const prepared = preparedStatements.get(client) ?? new Set<string>();
+    preparedStatements.set(client, prepared);
+    let prepare = "";
+    if (!prepared.has(name)) prepare += `PREPARE ${name} AS SELECT ${columns} FROM ${s}.${changes[change]}; `;
+    if (!prepared.has(notify)) prepare += `PREPARE ${notify} AS SELECT ${s}.notify_pending(); `;
+    const preparations = (prepare.match(/PREPARE /g) ?? []).length;
+    let results: PostgresQueryResult<MessageRow>[];
+    try {
+      results = (await client.query<MessageRow>(
+        `${prepare}BEGIN; EXECUTE ${name}(${args}); COMMIT; EXECUTE ${notify}`,
+      )) as unknown as PostgresQueryResult<MessageRow>[];
+    } catch (error) {
+      // The explicit transaction is left aborted, and whether PREPARE took effect is unknown: this connection serves
+      // no one else. A connection whose prepared statements were discarded (DISCARD ALL) is retried once.
+      preparedStatements.delete(client);
+      client.release(true);
+      // Only when the change's own statement was missing (so nothing ran): never repeat a change that committed.
+      const missing = (error as { code?: string }).code === "26000" && String(error).includes(`"${name}"`);
+      if (!retried && missing) return changeAndNotify(change, args, true);
+      throw error;
+    }
+    prepared.add(name).add(notify);
+    client.release();
+    return results[preparations + 1]!.rows;
+  };
+  const changes = {
+    send: "send($1::json)",
+    settle: "settle($1::bigint, $2::text, $3::text, $4::json, $5::json)",
+    cancel: "cancel($1::bigint, $2::text, $3::json)",
+  };
 
   /** The JSON the schema's insert_message() takes; the parent's seq when the parent is a message of this store. */
   const payload = (input: NewTeamMessage) => ({
@@ -231,15 +283,13 @@ function postgresMailbox(
     const sends = (options?.send ?? []).map(input => payload(validateNew(input)));
     assertOutcome(options?.outcome);
     const seq = seqOf(messageId);
-    if (seq === undefined || typeof claimToken !== "string") return undefined;
-    const result = await rows(
-      sql.settle([
-        seq,
-        claimToken,
-        status,
+    if (seq === undefined || typeof claimToken !== "string" || claimToken.includes("\u0000"))
+      return undefined;
+    const result = await changeAndNotify(
+      "settle",
+      `${seq}, ${sqlLiteral(claimToken)}, '${status}', ${sqlLiteral(
         options?.outcome ? JSON.stringify(options.outcome) : null,
-        JSON.stringify(sends),
-      ]),
+      )}, ${sends.length ? sqlLiteral(JSON.stringify(sends)) : "NULL"}`,
     );
     const [settled, ...sent] = result;
     return settled ? { message: message(settled), sent: sent.map(message) } : undefined;
@@ -252,7 +302,7 @@ function postgresMailbox(
     schema,
     storeId,
     async send(input) {
-      const [row] = await rows(sql.send([JSON.stringify(payload(validateNew(input)))]));
+      const [row] = await changeAndNotify("send", sqlLiteral(JSON.stringify(payload(validateNew(input)))));
       return message(row!);
     },
     async get(messageId) {
@@ -314,12 +364,12 @@ function postgresMailbox(
       assertOutcome(cancelOptions?.outcome);
       const seq = seqOf(messageId);
       if (seq === undefined) return undefined;
-      const [row] = await rows(
-        sql.cancel([
-          seq,
-          cancelOptions?.claimToken ?? null,
-          cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null,
-        ]),
+      const given = cancelOptions?.claimToken;
+      const token = given === undefined || given === null ? null : String(given);
+      if (token?.includes("\u0000")) return undefined; // no claim token holds a NUL
+      const [row] = await changeAndNotify(
+        "cancel",
+        `${seq}, ${sqlLiteral(token)}, ${sqlLiteral(cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null)}`,
       );
       return row ? message(row) : undefined;
     },
@@ -344,6 +394,21 @@ function postgresMailbox(
       return closing;
     },
   };
+}
+
+/**
+ * A string as an SQL literal, for the one place arguments cannot travel as parameters (changeAndNotify()). Always
+ * the escape-string form E'…' with quotes and backslashes doubled, which reads the same whatever the server's
+ * standard_conforming_strings; NUL never reaches here (validated, and JSON escapes it).
+ */
+export function sqlLiteral(value: string | null): string {
+  if (value === null) return "NULL";
+  if (value.includes("\u0000")) {
+    throw new InvalidOptionError(
+      "A NUL character (U+0000) cannot be stored in PostgreSQL text. Remove or escape it.",
+    );
+  }
+  return `E'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
 
 function ownerOf(options: ClaimOptions | undefined): string {

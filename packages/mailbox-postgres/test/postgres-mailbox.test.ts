@@ -223,6 +223,97 @@ describe.skipIf(!PG_URL)(`createPostgresMailbox() on a real server${skipNote}`, 
     expect(read.content).toBe("ünïcode ✓");
   });
 
+  it("notifies from a transaction of its own after the change committed, never from inside the change", async () => {
+    // A NOTIFY inside the sending / settling transaction holds PostgreSQL's database-wide notify lock through that
+    // transaction's WAL flush, so concurrent durable commits that notify go one fsync at a time. The change functions
+    // only record the channel; notify_pending(), in the next transaction, sends it.
+    const mailbox = await open();
+    const s = `"${mailbox.schema}"`;
+    const channel = postgresMailboxChannel(mailbox.schema, "t::a");
+    const listener = new pg.Client({ connectionString: PG_URL });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", message => heard.push(message.channel));
+    const settle = () => new Promise(resolve => setTimeout(resolve, 150));
+    try {
+      await listener.query(`LISTEN ${channel}`);
+      const client = await adminPool().connect();
+      try {
+        await client.query("BEGIN");
+        await client.query(`SELECT * FROM ${s}.send($1::json)`, [
+          JSON.stringify({ from: "t::lead", to: "t::a", content: "direct" }),
+        ]);
+        await client.query("COMMIT");
+        await settle();
+        expect(heard).toEqual([]); // the change's own transaction sent nothing
+        await client.query(`SELECT ${s}.notify_pending()`);
+        await settle();
+        expect(heard).toEqual([channel]);
+        await client.query(`SELECT ${s}.notify_pending()`); // sent once, then cleared
+        await settle();
+        expect(heard).toEqual([channel]);
+      } finally {
+        client.release();
+      }
+      await mailbox.send({ from: "t::lead", to: "t::a", content: "through the mailbox" });
+      await settle();
+      expect(heard).toEqual([channel, channel]);
+    } finally {
+      await listener.end();
+    }
+    const triggers = await adminPool().query(
+      "SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal",
+      [`${s}.messages`],
+    );
+    expect(triggers.rows).toEqual([]);
+  });
+
+  it("quotes, backslashes and dollar signs round-trip through sends, settles and cancels (literals, not SQL)", async () => {
+    const mailbox = await open();
+    const tricky = String.raw`it's \ a "test" $$; DROP TABLE x; -- E'\'' \x00 ) '`;
+    const sent = await mailbox.send({
+      from: "t::lead",
+      to: "t::a",
+      content: tricky,
+      metadata: { tricky, nested: { back: "\\", quote: "'" } },
+      threadId: `th_${tricky}`,
+    });
+    const read = (await mailbox.get(sent.id))!;
+    expect(read.content).toBe(tricky);
+    expect(read.metadata).toEqual({ tricky, nested: { back: "\\", quote: "'" } });
+    expect(read.threadId).toBe(`th_${tricky}`);
+    const claimed = (await mailbox.claimNext("t::a"))!;
+    expect(await mailbox.complete(sent.id, `${claimed.claimToken}'; --`)).toBeUndefined();
+    const settled = await mailbox.complete(sent.id, claimed.claimToken, {
+      outcome: { content: tricky },
+      send: [{ from: "t::a", to: "t::lead", content: tricky, kind: "reply", parentMessageId: sent.id }],
+    });
+    expect(settled?.message.outcome).toEqual({ content: tricky });
+    expect(settled?.sent[0]?.content).toBe(tricky);
+    const other = await mailbox.send({ from: "t::lead", to: "t::b", content: "x" });
+    expect(await mailbox.cancel(other.id, { outcome: { content: tricky } })).toMatchObject({
+      status: "cancelled",
+      outcome: { content: tricky },
+    });
+  });
+
+  it("keeps working on a connection whose prepared statements were discarded (DISCARD ALL)", async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    try {
+      const schema = freshSchema();
+      schemas.push(schema);
+      const mailbox = await createPostgresMailbox({ pool, schema });
+      await mailbox.send({ from: "t::lead", to: "t::a", content: "first" }); // prepares on the only connection
+      await pool.query("DISCARD ALL");
+      const second = await mailbox.send({ from: "t::lead", to: "t::a", content: "second" });
+      expect(second.content).toBe("second");
+      expect((await mailbox.inbox("t::a")).map(message => message.content)).toEqual(["first", "second"]);
+      await mailbox.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("with your own pool: close() returns the LISTEN connection and leaves the pool open", async () => {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 3 });
     try {

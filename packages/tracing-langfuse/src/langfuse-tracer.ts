@@ -53,7 +53,19 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
       provider = () => tracing.getLangfuseTracerProvider() as FlushableProvider;
       mapper = new LangfuseObservationMapper({
         startObservation: options.startObservation ?? tracing.startObservation,
-        detached: fn => otel.context.with(otel.trace.deleteSpan(otel.context.active()), fn),
+        ...(options.startObservation
+          ? {
+              rootOptions: {},
+              detached: fn => otel.context.with(otel.trace.deleteSpan(otel.context.active()), fn),
+            }
+          : {
+              // A root takes an invalid parent (a new trace) instead of running inside context.with(): entering a
+              // context switches on Node's promise hooks (AsyncLocalStorage) for the whole process where the host
+              // registered OpenTelemetry only for Langfuse, making every promise of the agent slower.
+              rootOptions: { parentSpanContext: otel.INVALID_SPAN_CONTEXT },
+              serializedInputs: true,
+              detached: fn => fn(),
+            }),
         tags: options.tags ?? [],
         metadata: options.metadata ?? {},
       });

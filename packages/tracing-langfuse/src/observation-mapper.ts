@@ -1,5 +1,6 @@
 import type { ContextTraceEvent } from "@agent-lattice/core";
 import type { startObservation as StartObservation } from "@langfuse/tracing";
+import { HistoryJson } from "./history-json.js";
 import {
   contentText,
   date,
@@ -45,10 +46,22 @@ export interface ObservationLike {
 
 export interface ObservationMapperOptions {
   startObservation: StartObservationFn;
-  /** Runs `fn` outside any active OpenTelemetry span, so a root observation starts a new trace. */
+  /**
+   * Options that make a root observation start a new trace whatever span is active: with @langfuse/tracing's
+   * startObservation, an invalid parent span context (OpenTelemetry's SDK then starts a new trace, without
+   * entering a context: see langfuse-tracer.ts).
+   */
+  rootOptions: Record<string, unknown>;
+  /** Runs `fn` outside any active OpenTelemetry span (for an injected startObservation that takes no parent). */
   detached<T>(fn: () => T): T;
   tags: string[];
   metadata: Record<string, unknown>;
+  /**
+   * true: generation inputs are handed over as their JSON text, assembled from each message's JSON made once
+   * (history-json.ts), rather than as objects @langfuse/tracing serialises whole on every turn. For
+   * @langfuse/tracing's startObservation (it passes strings through); an injected one gets objects.
+   */
+  serializedInputs?: boolean;
 }
 
 /** Span attribute names Langfuse reads for trace-level fields (LangfuseOtelSpanAttributes). */
@@ -75,8 +88,15 @@ type AsType = "chain" | "generation" | "tool" | "event";
 
 export class LangfuseObservationMapper {
   readonly #runs = new Map<string, RunState>();
+  readonly #historyJson = new HistoryJson();
 
   constructor(private readonly options: ObservationMapperOptions) {}
+
+  #input(request: ContextTraceEvent<"model_request">): unknown {
+    return this.options.serializedInputs
+      ? this.#historyJson.input(request.data)
+      : generationInput(request.data);
+  }
 
   handle(event: ContextTraceEvent): void {
     if (event.type === "run_start") {
@@ -149,7 +169,7 @@ export class LangfuseObservationMapper {
         this.options.startObservation(
           event.source,
           { metadata: { ...metadata, session_id: event.session_id } },
-          { asType: "chain", startTime: date(event.time) },
+          { asType: "chain", startTime: date(event.time), ...this.options.rootOptions },
         ),
       ) as ObservationLike;
       // Trace-level fields live on the trace's root observation.
@@ -227,9 +247,7 @@ export class LangfuseObservationMapper {
       model,
       {
         model,
-        ...(request
-          ? { input: generationInput(request.data), modelParameters: modelParameters(request.data) }
-          : {}),
+        ...(request ? { input: this.#input(request), modelParameters: modelParameters(request.data) } : {}),
         output: generationOutput(data),
         usageDetails: usageDetails(data.usage),
         metadata: {
@@ -256,7 +274,7 @@ export class LangfuseObservationMapper {
       request.data.model,
       {
         model: request.data.model,
-        input: generationInput(request.data),
+        input: this.#input(request),
         modelParameters: modelParameters(request.data),
         level: "ERROR",
         statusMessage: error,

@@ -156,6 +156,23 @@ describe("Langfuse trace (R5)", () => {
     expect(meta(childChain, "agent_session_id")).not.toBe(meta(root, "agent_session_id"));
   });
 
+  it("a query run inside the host's active span is still its own trace", async () => {
+    const { context, trace } = await import("@opentelemetry/api");
+    const { lead } = await leadWithToolAndChild();
+    const tracer = createLangfuseContextTracer({ spanProcessor: langfuseSpanProcessor });
+    const hostSpan = trace.getTracer("host").startSpan("http-request");
+    await context.with(trace.setSpan(context.active(), hostSpan), () =>
+      lead.prompt("Why are there tides?", { tracer }),
+    );
+    hostSpan.end();
+    await tracer.close!();
+    const root = one(otlp.spans, "lead", "chain");
+    expect(root.parentSpanId).toBeUndefined();
+    expect(root.traceId).not.toBe(hostSpan.spanContext().traceId);
+    const inTrace = otlp.spans.filter(span => span.traceId === root.traceId);
+    expect(inTrace.length).toBeGreaterThan(3);
+  });
+
   it("each query is its own trace; an agent's queries share its session id", async () => {
     const { lead } = await leadWithToolAndChild();
     const tracer = createLangfuseContextTracer({ spanProcessor: langfuseSpanProcessor });

@@ -1,4 +1,4 @@
-import type { ContextTraceEvent } from "@agent-lattice/core";
+import type { WireEvent } from "./history-refs.js";
 import type { LangSmithContextTracerOptions } from "./options.js";
 
 /** The options a worker can take: the cloneable ones (RunTree, runTree and client stay in-process). */
@@ -9,7 +9,7 @@ export type WorkerOptions = Omit<
 
 /** Tracer thread → worker. */
 export type ToWorker =
-  | { type: "events"; seq: number; events: ContextTraceEvent[] }
+  | { type: "events"; seq: number; events: WireEvent[] }
   | { type: "flush"; id: number }
   | { type: "close"; id: number };
 

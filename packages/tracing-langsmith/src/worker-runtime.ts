@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { ContextTraceEvent } from "@agent-lattice/core";
+import { HistoryEncoder } from "./history-refs.js";
 import type { FromWorker, ToWorker, WorkerOptions } from "./worker-protocol.js";
 
 /** The tracer thread's side of the worker: what a LangSmithRuntime offers, over messages. */
@@ -13,9 +14,10 @@ export interface WorkerRuntime {
 }
 
 /**
- * Starts the worker (this package's dist/worker.js) and forwards events to it, one
- * message per turn of the event loop. The worker holds the process open only while it has unsent runs (an idle
- * tracer never keeps a process alive); flush() and close() wait for its answer; close() ends the thread.
+ * Starts the worker (this package's dist/worker.js) and forwards events to it, one message per turn of the event
+ * loop, each run's history sent once (history-refs.ts). The worker holds the process open only while it has unsent
+ * runs (an idle tracer never keeps a process alive); flush() and close() wait for its answer; close() ends the
+ * thread.
  */
 export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: string) => void): WorkerRuntime {
   // Through the package's own package.json, so no export condition (a test runner's source condition) can pick
@@ -28,6 +30,8 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
   const worker = new Worker(path, { workerData: options, execArgv: withoutConditions(process.execArgv) });
   worker.unref();
   let batch: ContextTraceEvent[] = [];
+  // Each run's history crosses to the worker once (see history-refs.ts), not once per turn.
+  const encoder = new HistoryEncoder();
   let seq = 0;
   let nextId = 0;
   let idleSeq = 0;
@@ -65,8 +69,13 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
     seq += 1;
     hold();
     try {
-      worker.postMessage({ type: "events", seq, events } satisfies ToWorker);
+      worker.postMessage({
+        type: "events",
+        seq,
+        events: events.map(event => encoder.encode(event)),
+      } satisfies ToWorker);
     } catch (error) {
+      encoder.forget(events);
       // An event holding something that cannot be cloned (a function in a tool's input): drop the batch, not the run.
       onFailure(`${events.length} events could not be handed to the worker: ${(error as Error).message}`);
     }

@@ -121,6 +121,20 @@ describe.each([
     expect(firstTurn!.outputs?.message.content).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: "tool_use", name: "researcher" })]),
     );
+    // The last turn's inputs hold the whole history (it crosses to the worker once per run: history-refs.ts).
+    const leadTurns = runs
+      .filter(run => run.name === "lead-model")
+      .sort((a, b) => Date.parse(String(a.start_time)) - Date.parse(String(b.start_time)));
+    const lastSent = leadTurns.at(-1)!.inputs?.messages as Array<{ role: string; content: unknown }>;
+    expect(lastSent).toHaveLength(1 + 2 * (leadTurns.length - 1));
+    leadTurns.slice(0, -1).forEach((turn, i) => {
+      const toolUses = (turn.outputs!.message.content as Array<{ type: string; id?: string }>).filter(
+        block => block.type === "tool_use",
+      );
+      expect(lastSent[1 + 2 * i]!.role).toBe("assistant");
+      for (const use of toolUses) expect(JSON.stringify(lastSent[1 + 2 * i]!.content)).toContain(use.id);
+      expect(JSON.stringify(lastSent[2 + 2 * i]!.content)).toContain("tool_result");
+    });
     expect(childLlm.outputs?.usage_metadata).toEqual({
       input_tokens: 40,
       output_tokens: 8,

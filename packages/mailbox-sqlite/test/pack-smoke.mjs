@@ -1,6 +1,6 @@
-// Install check 2 (U2), run by packaging/test/install-alone.test.ts once packages/team and
-// packages/mailbox-sqlite exist: @agent-lattice/core + @agent-lattice/team + @agent-lattice/mailbox-sqlite +
-// better-sqlite3 only (no umbrella, no test kit). A lead hands work to a member through a SQLite mailbox.
+// Install checks 2 and 3 (U2), run by packaging/test/install-alone.test.ts: this package installed from the packed
+// tarballs beside @agent-lattice/core with its peers @agent-lattice/team and better-sqlite3, and nothing else —
+// no workspace, no umbrella, no test kit. A lead hands work to a member through a SQLite mailbox in a file.
 // Models are hand-written ModelClients; the lead finds the member's tool among the tools it is offered and fills
 // its input from the tool's JSON Schema, so the program does not depend on the tool's exact name or fields.
 import assert from "node:assert/strict";

@@ -1,0 +1,161 @@
+// Benchmark: what each hosted tracing adapter costs the agent's thread per trace event, measured as CPU time (so
+// the machine's load barely moves it). One 20-turn streamed tool loop against the mock (in its own process) is
+// recorded, then its 81 events are replayed as fresh runs into a no-op tracer, createLangSmithContextTracer and
+// createLangfuseContextTracer (wired as in tracing-adapters.mjs, receivers on loopback in their own process), in
+// interleaved rounds after a warm-up. For each event the agent thread's CPU time (Linux per-thread schedstat) is
+// read over each replayed run, and the process's CPU around onEvent (the synchronous part) and around the turn of
+// the event loop after it (the deferred part: the adapter's mapping, or the hand-over to LangSmith's worker).
+// Each run is flushed after, not timed. Prints per adapter the mean CPU per run beyond the no-op tracer's, split by
+// event type. Linux only (prints a skip line
+// elsewhere).
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
+import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
+import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
+import { LangfuseSpanProcessor } from "@langfuse/otel";
+import { context, propagation, trace } from "@opentelemetry/api";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { z } from "zod/v4";
+import { startMockServerProcess } from "./mock-server.mjs";
+import { startReceiverProcess } from "./trace-receiver-process-client.mjs";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 100);
+const WARMUP = 10;
+const TURNS = 20;
+
+function threadCpuMs() {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+}
+
+async function recordRun() {
+  const model = await startMockServerProcess({ TOOL_TURNS: String(TURNS - 1) });
+  const echo = tool(
+    "echo",
+    "Echo text back in upper case",
+    z.object({ text: z.string() }),
+    async ({ text }) => ({
+      content: text.toUpperCase(),
+    }),
+  );
+  const events = [];
+  const agent = createBareAgent({
+    apiKey: "bench",
+    baseURL: model.url,
+    model: "bench-model",
+    tools: [echo],
+    maxTurns: TURNS + 1,
+    tracer: defineContextTracer({ onEvent: event => void events.push(event) }),
+  });
+  for await (const _ of agent.query("Check every item."));
+  await model.stop();
+  return events;
+}
+
+/** process.cpuUsage() in ms: precise (getrusage), but the whole process's, so a worker thread's work counts too. */
+function processCpuMs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * Replays one run's events as run `runId`. The agent thread's CPU for the run comes from schedstat, which the kernel
+ * brings up to date only at ticks and switches: one reading can be a few ms stale, but a run's total (first to last
+ * reading) is right within one tick, and averaging runs makes it exact. The split (synchronous onEvent, deferred
+ * work, event types) is read from process.cpuUsage(), precise but including other threads: exact for Langfuse
+ * (single-threaded), an upper bound for LangSmith (its worker works meanwhile).
+ */
+async function replay(tracer, events, runId) {
+  const byType = {};
+  let sync = 0;
+  let deferred = 0;
+  const threadStart = threadCpuMs();
+  for (const recorded of events) {
+    const event = { ...recorded, run_id: runId };
+    const start = processCpuMs();
+    tracer.onEvent(event);
+    const returned = processCpuMs();
+    await new Promise(resolve => setImmediate(resolve));
+    const after = processCpuMs();
+    sync += returned - start;
+    deferred += after - returned;
+    byType[event.type] = (byType[event.type] ?? 0) + (after - start);
+  }
+  return { thread: threadCpuMs() - threadStart, sync, deferred, byType };
+}
+
+export async function runTracingAdapterEvents() {
+  try {
+    threadCpuMs();
+  } catch {
+    console.log("tracing-adapters-events: skipped (needs Linux per-thread schedstat)");
+    return undefined;
+  }
+  const loadAtStart = loadavg().map(value => +value.toFixed(2));
+  const events = await recordRun();
+  const receiver = await startReceiverProcess();
+  const spanProcessor = new LangfuseSpanProcessor({
+    baseUrl: receiver.url,
+    publicKey: "pk",
+    secretKey: "sk",
+  });
+  const provider = new NodeTracerProvider({ spanProcessors: [spanProcessor] });
+  provider.register();
+  const tracers = {
+    noop: defineContextTracer({ onEvent() {} }),
+    langsmith: createLangSmithContextTracer({ apiUrl: receiver.url, apiKey: "bench", failOnError: true }),
+    langfuse: createLangfuseContextTracer({ spanProcessor, failOnError: true }),
+  };
+  const samples = { noop: [], langsmith: [], langfuse: [] };
+  try {
+    for (let round = 0; round < WARMUP + ROUNDS; round++) {
+      const order = Object.keys(tracers);
+      if (round % 2) order.reverse();
+      for (const name of order) {
+        const sample = await replay(tracers[name], events, `${name}-${round}`);
+        await tracers[name].flush?.();
+        if (round >= WARMUP) samples[name].push(sample);
+      }
+    }
+    await tracers.langsmith.close();
+    await tracers.langfuse.close();
+    const counts = await receiver.counts();
+    if (!counts.langsmith.requests || !counts.langfuse.requests)
+      throw new Error(`the receivers got nothing: ${JSON.stringify(counts)}`);
+  } finally {
+    await provider.shutdown().catch(() => undefined);
+    // Unregister what provider.register() set, so a later benchmark in this process can register its own.
+    trace.disable();
+    context.disable();
+    propagation.disable();
+    await receiver.stop();
+  }
+  const mean = (name, pick) => samples[name].reduce((sum, sample) => sum + pick(sample), 0) / ROUNDS;
+  const beyondNoop = (name, pick) => +(mean(name, pick) - mean("noop", pick)).toFixed(3);
+  const adapter = name => ({
+    // The agent thread alone (schedstat), beyond the no-op tracer: the figure to read.
+    agentThreadPerRunMs: beyondNoop(name, s => s.thread),
+    agentThreadPerEventUs: +((1000 * beyondNoop(name, s => s.thread)) / events.length).toFixed(1),
+    // process.cpuUsage() split (all threads: for LangSmith an upper bound that includes its worker).
+    synchronousOnEventPerRunMs: beyondNoop(name, s => s.sync),
+    deferredPerRunMs: beyondNoop(name, s => s.deferred),
+    byTypePerRunMs: Object.fromEntries(
+      Object.keys(samples[name][0].byType).map(type => [type, beyondNoop(name, s => s.byType[type])]),
+    ),
+  });
+  const report = {
+    benchmark: "hosted tracing adapters: agent-thread CPU per trace event (one 20-turn run replayed)",
+    node: process.version,
+    loadAverage: { start: loadAtStart, end: loadavg().map(value => +value.toFixed(2)) },
+    rounds: ROUNDS,
+    eventsPerRun: events.length,
+    noopAgentThreadPerRunMs: +mean("noop", s => s.thread).toFixed(3),
+    langsmith: adapter("langsmith"),
+    langfuse: adapter("langfuse"),
+    note: "means per run beyond the no-op tracer's; agentThread excludes LangSmith's worker, the split does not",
+  };
+  console.log(JSON.stringify(report, null, 2));
+  return report;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runTracingAdapterEvents();
