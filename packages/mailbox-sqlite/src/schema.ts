@@ -50,6 +50,18 @@ const MIGRATIONS: Array<(t: MailboxTables) => string> = [
     );
     CREATE INDEX ${t.messages}_by_mailbox_status ON ${t.messages} (to_mailbox, status, seq);
   `,
+  // Version 2. Version 1's index held every message under (recipient, status, order), so each claim and settle moved
+  // an entry and the index grew with the history. The hot queries now use two partial indexes, one of the pending
+  // and one of the processing messages, each (recipient, order): they stay as small as the backlog, every claim
+  // query is an equality on them (a partial index serves a query only when the query repeats its WHERE term), and a
+  // settle just drops its entry. Each index a write touches is one more page in the WAL per commit, which is what a
+  // state change costs, so there is no index for reads of settled messages (inboxes of completed/failed/cancelled
+  // messages, "all", threads): those are monitoring reads and scan the table.
+  t => `
+    DROP INDEX IF EXISTS ${t.messages}_by_mailbox_status;
+    CREATE INDEX ${t.messages}_pending ON ${t.messages} (to_mailbox, seq) WHERE status = 'pending';
+    CREATE INDEX ${t.messages}_processing ON ${t.messages} (to_mailbox, seq) WHERE status = 'processing';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,7 +3,6 @@ import { hostname } from "node:os";
 import { InvalidOptionError } from "@agent-lattice/core";
 import {
   type ClaimedTeamMessage,
-  type ClaimOptions,
   createNotifiableWatch,
   type NewTeamMessage,
   type NotifiableMailboxWatch,
@@ -63,10 +62,29 @@ interface Row {
   updated_at: number;
   attempts: number;
   claimed_by: string | null;
-  claim_token: string | null;
   lease_expires_at: number | null;
   outcome: string | null;
-  history: string;
+}
+
+/** The columns a write returns. */
+type Payload = Pick<
+  Row,
+  | "seq"
+  | "work_item_id"
+  | "thread_id"
+  | "parent_message_id"
+  | "from_mailbox"
+  | "to_mailbox"
+  | "kind"
+  | "content"
+  | "metadata"
+  | "created_at"
+  | "attempts"
+>;
+
+/** A validated new message, its metadata already serialised (once: the same text is stored and copied back). */
+interface ValidNewMessage extends NewTeamMessage {
+  metadataJson: string;
 }
 
 /** One entry of a row's transition log: [from, to, at, claimToken, owner]. */
@@ -173,39 +191,77 @@ export function createSQLiteMailbox(
     return match ? Number(match[1]) : undefined;
   };
 
+  // Open-message queries name their partial index (INDEXED BY): left to itself, the planner may prefer the full
+  // (recipient, order) index and walk a mailbox's whole settled history to find its first pending message.
+  // Every operation on the hot path is ONE statement, prepared here once: a statement that writes is its own
+  // transaction in SQLite (autocommit takes the write lock before it reads, waiting up to busy_timeout), so a claim —
+  // find the oldest claimable message, mark it processing — is a single atomic UPDATE … RETURNING, and a settle is a
+  // single UPDATE guarded by the claim token. Only a settle that also sends messages opens an explicit transaction.
+  // The transition log is appended in SQL (`status` in SET is the row's old value), so no row is read back first.
+  // A write returns only what its caller does not know already (status, times, claim and outcome it set itself):
+  // every column read back is a string converted into the JavaScript heap.
+  const payload = `seq, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, metadata, created_at, attempts`;
+  const cols = `seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, claimed_by, lease_expires_at, outcome`;
+  const logTransition =
+    "history = json_insert(history, '$[#]', json_array(status, ?, ?, claim_token, claimed_by))";
+  const takeSet = `status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?, history = json_insert(history, '$[#]', json_array(status, 'processing', ?, ?, ?))`;
+  const live = `SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_processing WHERE other.to_mailbox = ? AND other.status = 'processing' AND other.lease_expires_at > ?`;
   const sql = {
+    // seq is the next row number, computed in the same statement; the id embeds it.
     insert: db.prepare(
       `INSERT INTO ${t.messages} (seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, history)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, ?)`,
+       SELECT next, ? || next, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, ? FROM (SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages})
+       RETURNING seq`,
     ),
-    bySeq: db.prepare(`SELECT * FROM ${t.messages} WHERE seq = ?`),
-    nextSeq: db.prepare(`SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages}`),
-    inboxAll: db.prepare(`SELECT * FROM ${t.messages} WHERE to_mailbox = ? ORDER BY seq LIMIT ?`),
-    inboxStatus: db.prepare(
-      `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = ? ORDER BY seq LIMIT ?`,
+    bySeq: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE seq = ?`),
+    parentOf: db.prepare(`SELECT work_item_id, thread_id FROM ${t.messages} WHERE seq = ?`),
+    inboxAll: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? ORDER BY seq LIMIT ?`),
+    inboxPending: db.prepare(
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
     ),
-    thread: db.prepare(`SELECT * FROM ${t.messages} WHERE thread_id = ? ORDER BY seq`),
-    busy: db.prepare(
-      `SELECT id FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing' AND lease_expires_at > ? AND seq <> ? LIMIT 1`,
+    inboxProcessing: db.prepare(
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing' ORDER BY seq LIMIT ?`,
     ),
-    // A claim's one read: the mailbox's processing messages (at most one live, maybe some expired) and its oldest
-    // pending one, both straight from the (recipient, status, seq) index.
-    candidates: db.prepare(
-      `SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'processing'
-       UNION ALL SELECT * FROM (SELECT * FROM ${t.messages} WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1)`,
+    inboxSettled: db.prepare(
+      `SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? AND status = ? ORDER BY seq LIMIT ?`,
     ),
-    take: db.prepare(
-      `UPDATE ${t.messages} SET status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?, history = json_insert(history, '$[#]', json(?)) WHERE seq = ?`,
+    thread: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE thread_id = ? ORDER BY seq`),
+    // The oldest claimable message — the oldest pending one or a processing one whose lease expired — unless one
+    // is processing under a live lease (members work serially). Each branch is a seek on the partial index.
+    claimNext: db.prepare(
+      `UPDATE ${t.messages} SET ${takeSet}
+       WHERE seq = (SELECT MIN(seq) FROM (
+           SELECT seq FROM (SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1)
+           UNION ALL
+           SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing' AND IFNULL(lease_expires_at, 0) <= ?))
+         AND NOT EXISTS (${live})
+       RETURNING ${payload}`,
     ),
-    renew: db.prepare(`UPDATE ${t.messages} SET lease_expires_at = ?, updated_at = ? WHERE seq = ?`),
-    finish: db.prepare(
-      `UPDATE ${t.messages} SET status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?, history = json_insert(history, '$[#]', json(?)) WHERE seq = ?`,
+    claim: db.prepare(
+      `UPDATE ${t.messages} SET ${takeSet}
+       WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND IFNULL(lease_expires_at, 0) <= ?))
+         AND NOT EXISTS (SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_processing WHERE other.to_mailbox = ${t.messages}.to_mailbox AND other.status = 'processing' AND other.lease_expires_at > ? AND other.seq <> ${t.messages}.seq)
+       RETURNING ${payload}`,
+    ),
+    renew: db.prepare(
+      `UPDATE ${t.messages} SET lease_expires_at = ?, updated_at = ? WHERE seq = ? AND status = 'processing' AND claim_token = ? RETURNING seq`,
+    ),
+    // Settle (complete, fail) and release: only the claim's holder. Cancel: a pending message, or the holder.
+    settle: db.prepare(
+      `UPDATE ${t.messages} SET ${logTransition}, status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
+       WHERE seq = ? AND status = 'processing' AND claim_token = ? RETURNING ${payload}`,
+    ),
+    cancel: db.prepare(
+      `UPDATE ${t.messages} SET ${logTransition}, status = 'cancelled', outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
+       WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND claim_token = ?)) RETURNING ${payload}`,
     ),
     history: db.prepare(`SELECT id, history FROM ${t.messages} WHERE seq = ?`),
     dataVersion: db.prepare("PRAGMA data_version"),
-    // What a watcher cares about in one mailbox, from the index alone: open messages, pending ones, the newest.
+    // What a watcher cares about in one mailbox, from the partial indexes alone: pending and processing counts, the newest.
     fingerprint: db.prepare(
-      `SELECT COUNT(*) AS open, SUM(status = 'pending') AS pending, MAX(seq) AS top FROM ${t.messages} WHERE to_mailbox = ? AND status IN ('pending', 'processing')`,
+      `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending'
+       UNION ALL
+       SELECT COUNT(*), MAX(seq) FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing'`,
     ),
   } satisfies Record<string, SQLiteStatementLike>;
 
@@ -219,7 +275,7 @@ export function createSQLiteMailbox(
     interval: minPollMs,
     fingerprints: new Map<string, string>(),
   };
-  const fingerprintOf = (mailboxId: string) => JSON.stringify(sql.fingerprint.get(mailboxId));
+  const fingerprintOf = (mailboxId: string) => JSON.stringify(sql.fingerprint.all(mailboxId, mailboxId));
   const tick = () => {
     poller.timer = undefined;
     if (!hub.watches.size) return;
@@ -253,19 +309,22 @@ export function createSQLiteMailbox(
     return seq === undefined ? undefined : (sql.bySeq.get(seq) as Row | undefined);
   };
 
-  const insert = (input: NewTeamMessage, now: number): TeamMessage => {
-    const parent = input.parentMessageId ? byId(input.parentMessageId) : undefined;
+  const insert = (input: ValidNewMessage, now: number): TeamMessage => {
     const kind = input.kind ?? "message";
-    const answers = kind === "reply" || kind === "followup";
-    const seq = (sql.nextSeq.get() as { next: number }).next;
-    const id = `msg_${storeId}_${seq}`;
-    const workItemId = input.workItemId ?? (answers && parent ? parent.work_item_id : `wi_${randomUUID()}`);
-    const threadId = input.threadId ?? parent?.thread_id ?? `th_${randomUUID()}`;
-    const metadata = input.metadata ?? {};
-    const history: LoggedTransition[] = [[null, "pending", now, null, null]];
-    sql.insert.run(
-      seq,
-      id,
+    let workItemId = input.workItemId;
+    let threadId = input.threadId;
+    if (workItemId === undefined || threadId === undefined) {
+      const parentSeq = input.parentMessageId ? seqOf(input.parentMessageId) : undefined;
+      const parent =
+        parentSeq === undefined
+          ? undefined
+          : (sql.parentOf.get(parentSeq) as { work_item_id: string; thread_id: string } | undefined);
+      const answers = kind === "reply" || kind === "followup";
+      workItemId ??= answers && parent ? parent.work_item_id : `wi_${randomUUID()}`;
+      threadId ??= parent?.thread_id ?? `th_${randomUUID()}`;
+    }
+    const { seq } = sql.insert.get(
+      `msg_${storeId}_`,
       workItemId,
       threadId,
       input.parentMessageId ?? null,
@@ -273,13 +332,13 @@ export function createSQLiteMailbox(
       input.to,
       kind,
       input.content,
-      JSON.stringify(metadata),
+      input.metadataJson,
       now,
       now,
-      JSON.stringify(history),
-    );
+      `[[null,"pending",${now},null,null]]`,
+    ) as { seq: number };
     return {
-      id,
+      id: `msg_${storeId}_${seq}`,
       workItemId,
       threadId,
       ...(input.parentMessageId ? { parentMessageId: input.parentMessageId } : {}),
@@ -288,57 +347,55 @@ export function createSQLiteMailbox(
       kind,
       content: input.content,
       status: "pending",
-      metadata: structuredClone(metadata),
+      metadata: parseObject(input.metadataJson),
       createdAt: now,
       updatedAt: now,
       attempts: 0,
     };
   };
 
-  const claimable = (message: Row, now: number) =>
-    message.status === "pending" ||
-    (message.status === "processing" && (message.lease_expires_at ?? 0) <= now);
-
-  const take = (message: Row, options: ClaimOptions | undefined, now: number): ClaimedTeamMessage => {
-    const leaseMs = leaseOf(options?.leaseMs);
-    const owner = options?.owner ?? defaultOwner();
-    const token = randomUUID();
-    const logged: LoggedTransition = [message.status, "processing", now, token, owner];
-    sql.take.run(owner, token, now + leaseMs, now, JSON.stringify(logged), message.seq);
-    const { outcome: _outcome, ...claimed } = toMessage(message);
-    return {
-      ...claimed,
-      status: "processing",
-      claimedBy: owner,
-      leaseExpiresAt: now + leaseMs,
-      attempts: message.attempts + 1,
-      updatedAt: now,
-      claimToken: token,
-    };
-  };
-
-  const held = (messageId: string, claimToken: string): Row | undefined => {
-    const message = byId(messageId);
-    return message?.status === "processing" && message.claim_token === claimToken ? message : undefined;
-  };
-
-  const finish = (
-    message: Row,
+  /** A message as a write left it, from the columns it returned and what the write itself set. */
+  const written = (
+    row: Payload,
     status: TeamMessageStatus,
-    outcome: TeamMessageOutcome | undefined,
     now: number,
+    outcome: string | null,
   ): TeamMessage => {
-    const logged: LoggedTransition = [message.status, status, now, message.claim_token, message.claimed_by];
-    sql.finish.run(
+    const message: TeamMessage = {
+      id: `msg_${storeId}_${row.seq}`,
+      workItemId: row.work_item_id,
+      threadId: row.thread_id,
+      ...(row.parent_message_id ? { parentMessageId: row.parent_message_id } : {}),
+      from: row.from_mailbox,
+      to: row.to_mailbox,
+      kind: row.kind,
+      content: row.content,
       status,
-      outcome ? JSON.stringify(outcome) : null,
-      now,
-      JSON.stringify(logged),
-      message.seq,
-    );
-    const { claimedBy: _by, leaseExpiresAt: _lease, outcome: _old, ...rest } = toMessage(message);
-    return { ...rest, status, updatedAt: now, ...(outcome ? { outcome: structuredClone(outcome) } : {}) };
+      metadata: parseObject(row.metadata),
+      createdAt: row.created_at,
+      updatedAt: now,
+      attempts: row.attempts,
+    };
+    if (outcome) message.outcome = JSON.parse(outcome);
+    return message;
   };
+
+  const claimed = (
+    row: Payload | undefined,
+    owner: string,
+    token: string,
+    now: number,
+    leaseMs: number,
+  ): ClaimedTeamMessage | undefined =>
+    row
+      ? {
+          ...written(row, "processing", now, null),
+          status: "processing",
+          claimedBy: owner,
+          leaseExpiresAt: now + leaseMs,
+          claimToken: token,
+        }
+      : undefined;
 
   const settle = (
     messageId: string,
@@ -346,16 +403,28 @@ export function createSQLiteMailbox(
     status: "completed" | "failed",
     options: SettleOptions | undefined,
   ): SettledTeamMessage | undefined => {
-    const sends = (options?.send ?? []).map(validateNew);
+    const sends = options?.send?.length ? options.send.map(validateNew) : [];
     assertOutcome(options?.outcome);
-    const result = inTransaction(() => {
-      const message = held(messageId, claimToken);
-      if (!message) return undefined;
-      const now = Date.now();
-      const settled = finish(message, status, options?.outcome, now);
-      const sent = sends.map(input => insert(input, now));
-      return { message: settled, sent };
-    });
+    const seq = seqOf(messageId);
+    if (seq === undefined || typeof claimToken !== "string") return undefined;
+    const outcome = options?.outcome ? JSON.stringify(options.outcome) : null;
+    const finish = (now: number) => {
+      const row = sql.settle.get(status, now, status, outcome, now, seq, claimToken) as Payload | undefined;
+      return row && written(row, status, now, outcome);
+    };
+    let result: SettledTeamMessage | undefined;
+    if (!sends.length) {
+      // One statement, one transaction.
+      const message = finish(Date.now());
+      result = message ? { message, sent: [] } : undefined;
+    } else {
+      // The status change and the messages it sends commit together.
+      result = inTransaction(() => {
+        const now = Date.now();
+        const message = finish(now);
+        return message ? { message, sent: sends.map(input => insert(input, now)) } : undefined;
+      });
+    }
     if (result) for (const changed of [result.message, ...result.sent]) hub.notify(changed.to);
     return result;
   };
@@ -363,8 +432,7 @@ export function createSQLiteMailbox(
   return {
     journalMode,
     async send(input) {
-      const valid = validateNew(input);
-      const sent = inTransaction(() => insert(valid, Date.now()));
+      const sent = insert(validateNew(input), Date.now());
       hub.notify(sent.to);
       return sent;
     },
@@ -386,7 +454,13 @@ export function createSQLiteMailbox(
         );
       }
       const rows = (
-        status === "all" ? sql.inboxAll.all(mailboxId, limit) : sql.inboxStatus.all(mailboxId, status, limit)
+        status === "all"
+          ? sql.inboxAll.all(mailboxId, limit)
+          : status === "pending"
+            ? sql.inboxPending.all(mailboxId, limit)
+            : status === "processing"
+              ? sql.inboxProcessing.all(mailboxId, limit)
+              : sql.inboxSettled.all(mailboxId, status, limit)
       ) as Row[];
       return rows.map(toMessage);
     },
@@ -394,37 +468,54 @@ export function createSQLiteMailbox(
       return (sql.thread.all(threadId) as Row[]).map(toMessage);
     },
     async claimNext(mailboxId, claimOptions) {
-      leaseOf(claimOptions?.leaseMs);
-      return inTransaction(() => {
-        const now = Date.now();
-        let next: Row | undefined;
-        for (const candidate of sql.candidates.all(mailboxId, mailboxId) as Row[]) {
-          // A live claim means the member is at work: its mailbox waits (members work serially).
-          if (candidate.status === "processing" && (candidate.lease_expires_at ?? 0) > now) return undefined;
-          if (!next || candidate.seq < next.seq) next = candidate;
-        }
-        return next ? take(next, claimOptions, now) : undefined;
-      });
+      const leaseMs = leaseOf(claimOptions?.leaseMs);
+      const owner = claimOptions?.owner ?? defaultOwner();
+      const token = randomUUID();
+      const now = Date.now();
+      return claimed(
+        sql.claimNext.get(
+          owner,
+          token,
+          now + leaseMs,
+          now,
+          now,
+          token,
+          owner,
+          mailboxId,
+          mailboxId,
+          now,
+          mailboxId,
+          now,
+        ) as Payload | undefined,
+        owner,
+        token,
+        now,
+        leaseMs,
+      );
     },
     async claim(messageId, claimOptions) {
-      leaseOf(claimOptions?.leaseMs);
-      return inTransaction(() => {
-        const now = Date.now();
-        const message = byId(messageId);
-        if (!message || !claimable(message, now)) return undefined;
-        if (sql.busy.get(message.to_mailbox, now, message.seq)) return undefined;
-        return take(message, claimOptions, now);
-      });
+      const leaseMs = leaseOf(claimOptions?.leaseMs);
+      const seq = seqOf(messageId);
+      if (seq === undefined) return undefined;
+      const owner = claimOptions?.owner ?? defaultOwner();
+      const token = randomUUID();
+      const now = Date.now();
+      return claimed(
+        sql.claim.get(owner, token, now + leaseMs, now, now, token, owner, seq, now, now) as
+          | Payload
+          | undefined,
+        owner,
+        token,
+        now,
+        leaseMs,
+      );
     },
     async renew(messageId, claimToken, leaseMs) {
       const ms = leaseOf(leaseMs ?? DEFAULT_LEASE_MS);
-      return inTransaction(() => {
-        const message = held(messageId, claimToken);
-        if (!message) return false;
-        const now = Date.now();
-        sql.renew.run(now + ms, now, message.seq);
-        return true;
-      });
+      const seq = seqOf(messageId);
+      if (seq === undefined || typeof claimToken !== "string") return false;
+      const now = Date.now();
+      return sql.renew.get(now + ms, now, seq, claimToken) !== undefined;
     },
     async complete(messageId, claimToken, settleOptions) {
       return settle(messageId, claimToken, "completed", settleOptions);
@@ -433,26 +524,29 @@ export function createSQLiteMailbox(
       return settle(messageId, claimToken, "failed", settleOptions);
     },
     async release(messageId, claimToken) {
-      const released = inTransaction(() => {
-        const message = held(messageId, claimToken);
-        if (!message) return undefined;
-        return finish(message, "pending", undefined, Date.now());
-      });
-      if (released) hub.notify(released.to);
+      const seq = seqOf(messageId);
+      if (seq === undefined || typeof claimToken !== "string") return undefined;
+      const now = Date.now();
+      const row = sql.settle.get("pending", now, "pending", null, now, seq, claimToken) as
+        | Payload
+        | undefined;
+      if (!row) return undefined;
+      const released = written(row, "pending", now, null);
+      hub.notify(released.to);
       return released;
     },
     async cancel(messageId, cancelOptions) {
       assertOutcome(cancelOptions?.outcome);
-      const cancelled = inTransaction(() => {
-        const message = byId(messageId);
-        if (!message) return undefined;
-        const allowed =
-          message.status === "pending" ||
-          (message.status === "processing" && message.claim_token === cancelOptions?.claimToken);
-        if (!allowed) return undefined;
-        return finish(message, "cancelled", cancelOptions?.outcome, Date.now());
-      });
-      if (cancelled) hub.notify(cancelled.to);
+      const seq = seqOf(messageId);
+      if (seq === undefined) return undefined;
+      const now = Date.now();
+      const outcome = cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null;
+      const row = sql.cancel.get("cancelled", now, outcome, now, seq, cancelOptions?.claimToken ?? null) as
+        | Payload
+        | undefined;
+      if (!row) return undefined;
+      const cancelled = written(row, "cancelled", now, outcome);
+      hub.notify(cancelled.to);
       return cancelled;
     },
     async transitions(messageId) {
@@ -551,7 +645,7 @@ function toMessage(row: Row): TeamMessage {
     kind: row.kind,
     content: row.content,
     status: row.status,
-    metadata: JSON.parse(row.metadata),
+    metadata: parseObject(row.metadata),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     attempts: row.attempts,
@@ -586,7 +680,7 @@ function assertOutcome(outcome: TeamMessageOutcome | undefined): void {
     throw new InvalidOptionError("outcome.content must be a string.");
 }
 
-function validateNew(input: NewTeamMessage): NewTeamMessage {
+function validateNew(input: NewTeamMessage): ValidNewMessage {
   if (!input || typeof input !== "object") throw new InvalidOptionError("send(): expected a message object.");
   for (const key of ["from", "to"] as const) {
     if (typeof input[key] !== "string" || input[key].trim() === "") {
@@ -601,16 +695,21 @@ function validateNew(input: NewTeamMessage): NewTeamMessage {
       `send(): unknown kind ${JSON.stringify(input.kind)}; use delegation, message, reply or followup.`,
     );
   }
-  let metadata: Record<string, unknown> = {};
+  let metadataJson = "{}";
   if (input.metadata !== undefined) {
     if (!input.metadata || typeof input.metadata !== "object" || Array.isArray(input.metadata)) {
       throw new InvalidOptionError("send(): metadata must be a plain object.");
     }
     try {
-      metadata = JSON.parse(JSON.stringify(input.metadata));
+      metadataJson = JSON.stringify(input.metadata);
     } catch (error) {
       throw new InvalidOptionError(`send(): metadata must be JSON-serialisable: ${String(error)}`);
     }
   }
-  return { ...input, metadata };
+  return { ...input, metadataJson };
+}
+
+/** A stored JSON object, parsed into a fresh copy (the empty one, the common case, without the parser). */
+function parseObject(json: string): Record<string, unknown> {
+  return json === "{}" ? {} : JSON.parse(json);
 }

@@ -57,24 +57,68 @@ describe("createSQLiteMailbox()", () => {
     const db = new Database(":memory:");
     createSQLiteMailbox({ database: db });
     createSQLiteMailbox({ database: db }); // idempotent
-    expect(db.prepare("SELECT version FROM team_mailbox_schema_version").all()).toEqual([{ version: 1 }]);
+    expect(db.prepare("SELECT version FROM team_mailbox_schema_version").all()).toEqual([{ version: 2 }]);
     // Lookups by id use the table's key: the id embeds the row number.
     const idPlan = db
       .prepare("EXPLAIN QUERY PLAN SELECT * FROM team_mailbox_messages WHERE seq = ?")
       .all(1) as Array<{ detail: string }>;
     expect(idPlan[0]!.detail).toContain("INTEGER PRIMARY KEY");
     const indexes = (
-      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{
-        name: string;
-      }>
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+        .all() as Array<{ name: string }>
     ).map(row => row.name);
-    expect(indexes).toEqual(["team_mailbox_messages_by_mailbox_status"]);
-    const plan = db
-      .prepare(
-        "EXPLAIN QUERY PLAN SELECT * FROM team_mailbox_messages WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1",
-      )
-      .all("x") as Array<{ detail: string }>;
-    expect(plan.map(step => step.detail).join(" ")).toContain("team_mailbox_messages_by_mailbox_status");
+    expect(indexes).toEqual(["team_mailbox_messages_pending", "team_mailbox_messages_processing"]);
+    const planOf = (query: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${query}`).all("x") as Array<{ detail: string }>)
+        .map(step => step.detail)
+        .join(" | ");
+    // Claims and open inboxes seek a partial index, in order (no sort).
+    const pendingPlan = planOf(
+      "SELECT seq FROM team_mailbox_messages INDEXED BY team_mailbox_messages_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1",
+    );
+    expect(pendingPlan).toContain("team_mailbox_messages_pending (to_mailbox=?)");
+    expect(pendingPlan).not.toContain("TEMP B-TREE");
+  });
+
+  it("upgrades a version-1 file in place: its messages stay claimable under the new indexes", async () => {
+    const db = new Database(":memory:");
+    // The version-1 schema, as the first release created it, with one pending message in it.
+    db.exec(`
+      CREATE TABLE team_mailbox_schema_version (version INTEGER NOT NULL, store_id TEXT NOT NULL);
+      INSERT INTO team_mailbox_schema_version VALUES (1, 'abc123abc123');
+      CREATE TABLE team_mailbox_messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, work_item_id TEXT NOT NULL,
+        thread_id TEXT NOT NULL, parent_message_id TEXT, from_mailbox TEXT NOT NULL, to_mailbox TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('delegation', 'message', 'reply', 'followup')), content TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'processing', 'completed', 'failed', 'cancelled')),
+        metadata TEXT NOT NULL DEFAULT '{}', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, claim_token TEXT, lease_expires_at INTEGER,
+        outcome TEXT, history TEXT NOT NULL DEFAULT '[]');
+      CREATE INDEX team_mailbox_messages_by_mailbox_status ON team_mailbox_messages (to_mailbox, status, seq);
+      INSERT INTO team_mailbox_messages (seq, id, work_item_id, thread_id, from_mailbox, to_mailbox, kind, content,
+        status, metadata, created_at, updated_at, history)
+      VALUES (1, 'msg_abc123abc123_1', 'wi_1', 'th_1', 't::lead', 't::a', 'message', 'old work', 'pending',
+        '{"n":1}', 1, 1, '[[null,"pending",1,null,null]]');
+    `);
+    const mailbox = createSQLiteMailbox({ database: db });
+    expect(db.prepare("SELECT version FROM team_mailbox_schema_version").all()).toEqual([{ version: 2 }]);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+      .all();
+    expect(indexes).toEqual([
+      { name: "team_mailbox_messages_pending" },
+      { name: "team_mailbox_messages_processing" },
+    ]);
+    const claimed = await mailbox.claimNext("t::a");
+    expect(claimed).toMatchObject({ id: "msg_abc123abc123_1", content: "old work", metadata: { n: 1 } });
+    await mailbox.complete(claimed!.id, claimed!.claimToken);
+    expect((await mailbox.transitions(claimed!.id)).map(step => step.to)).toEqual([
+      "pending",
+      "processing",
+      "completed",
+    ]);
+    const next = await mailbox.send({ from: "t::lead", to: "t::a", content: "new work" });
+    expect(next.id).toBe("msg_abc123abc123_2");
   });
 
   it("refuses a schema newer than it knows, and keeps separate mailboxes apart by table prefix", async () => {

@@ -159,7 +159,7 @@ export function createMemoryMailbox(): TeamMailbox {
       ...rest,
       status,
       updatedAt: now,
-      ...(outcome ? { outcome: structuredClone(outcome) } : {}),
+      ...(outcome ? { outcome: jsonOutcome(outcome) } : {}),
     };
     stored.claimToken = undefined;
     record(stored.message.id, previous, status, now, token ? { token, owner: claimedBy } : undefined);
@@ -264,8 +264,25 @@ export function createMemoryMailbox(): TeamMailbox {
   };
 }
 
+/**
+ * A caller's copy of a stored message: callers may change what they get without touching the store. Messages are
+ * replaced, never mutated, by the mailbox, and everything nested in them is plain JSON (metadata is normalised
+ * through JSON at send; outcomes are copied the same way when stored), so a JSON-value copy is exact — and several
+ * times cheaper than structuredClone(), which runs every message through V8's serializer.
+ */
 function copy(message: TeamMessage): TeamMessage {
-  return structuredClone(message);
+  const out = { ...message, metadata: copyJson(message.metadata) as Record<string, unknown> };
+  if (message.outcome) out.outcome = copyJson(message.outcome) as TeamMessageOutcome;
+  return out;
+}
+
+/** Deep copy of a JSON value (objects, arrays, primitives). */
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyJson((value as Record<string, unknown>)[key]);
+  return out;
 }
 
 function leaseOf(options: ClaimOptions | undefined): number {
@@ -290,6 +307,11 @@ function inboxOptions(options: InboxOptions | undefined): { status: string; limi
     throw new InvalidOptionError(`inbox(): limit must be a positive integer, got ${JSON.stringify(limit)}.`);
   }
   return { status, limit };
+}
+
+/** The outcome as stored: its JSON form, like every other store keeps it (a copy the caller cannot reach). */
+function jsonOutcome(outcome: TeamMessageOutcome): TeamMessageOutcome {
+  return JSON.parse(JSON.stringify(outcome));
 }
 
 function assertOutcome(outcome: TeamMessageOutcome | undefined): void {

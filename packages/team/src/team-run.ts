@@ -59,11 +59,13 @@ export class TeamRun implements QueryRuntime {
    * the lead's loop; the lead is paused at that moment anyway (in its tool batch, or at the turn boundary).
    */
   readonly channel = new EventChannel<SDKMessage>();
-  /** Streams a team event; once the run is closed (nobody drains the channel) it is buffered instead. */
+  /**
+   * Streams a team event; once the run is closed (nobody drains the channel) it is buffered instead. A producer
+   * waiting on a push when the run closes is released by the channel's close() (no per-event abort listener).
+   */
   readonly emit = (message: SDKMessage): Promise<void> =>
-    this.#closed ? this.#hold(message) : raceClosed(this.channel.push(message), this.#closedSignal.signal);
+    this.#closed ? this.#hold(message) : this.channel.push(message);
   #closed = false;
-  readonly #closedSignal = new AbortController();
   /** Tokens spent by handed-off work (asks are already in the lead's usage as tool usage). */
   readonly handoffUsage: Usage = emptyUsage();
 
@@ -319,7 +321,7 @@ export class TeamRun implements QueryRuntime {
   /** Ends the run: nobody drains `channel` any more, so later events are buffered (takeBuffered()). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#closedSignal.abort();
+    this.channel.close();
     await this.settle();
   }
 
@@ -365,19 +367,4 @@ export function renderReport(member: ResolvedMember, outcome: WorkItemOutcome): 
     thread_id: outcome.message?.threadId,
   };
   return `[team_report] ${JSON.stringify(header)}\n${outcome.content}`;
-}
-
-function raceClosed(taken: Promise<void>, closed: AbortSignal): Promise<void> {
-  if (closed.aborted) return Promise.resolve();
-  return new Promise(resolve => {
-    const onClosed = () => resolve();
-    closed.addEventListener("abort", onClosed, { once: true });
-    taken.then(
-      () => {
-        closed.removeEventListener("abort", onClosed);
-        resolve();
-      },
-      () => resolve(),
-    );
-  });
 }
