@@ -62,6 +62,15 @@ const MIGRATIONS: Array<(t: MailboxTables) => string> = [
     CREATE INDEX ${t.messages}_pending ON ${t.messages} (to_mailbox, seq) WHERE status = 'pending';
     CREATE INDEX ${t.messages}_processing ON ${t.messages} (to_mailbox, seq) WHERE status = 'processing';
   `,
+  // Version 3 changes no table: it changes what `history` holds, and bumps the version so that a process still
+  // running an older release refuses the file (SQLiteMailboxSchemaError) instead of misreading it. Version 2 stored a
+  // JSON array of [from, to, at, claimToken, owner] entries, rewritten through json_insert() at every transition
+  // (SQLite parses and re-serialises the whole log in each write). From version 3, each transition appends its entry
+  // as text — `,[to,at]`, or `,[to,at,claimToken,owner]` for a claim — with `||`: no JSON work in SQL, and a row a
+  // third smaller (the send entry is the row's created_at, `from` is the previous entry's `to`, and a settle's claim
+  // is the claim before it). Rows written by version 1 or 2 keep their array, and new entries are appended after it;
+  // the reader (transitionsOf in sqlite-mailbox.ts) reads both, so the upgrade rewrites nothing.
+  () => "",
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -95,7 +104,10 @@ export function migrate(
       | undefined;
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) throw new SQLiteMailboxSchemaError(current);
-    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!(tables));
+    for (let version = current; version < SCHEMA_VERSION; version++) {
+      const ddl = MIGRATIONS[version]!(tables);
+      if (ddl) db.exec(ddl);
+    }
     // The store id makes message ids unique beyond this file (ids embed it with the row number).
     const storeId = row?.store_id ?? randomUUID().replace(/-/g, "").slice(0, 12);
     if (!row) {
