@@ -62,15 +62,25 @@ const MIGRATIONS: Array<(t: MailboxTables) => string> = [
     CREATE INDEX ${t.messages}_pending ON ${t.messages} (to_mailbox, seq) WHERE status = 'pending';
     CREATE INDEX ${t.messages}_processing ON ${t.messages} (to_mailbox, seq) WHERE status = 'processing';
   `,
-  // Version 3 changes no table: it changes what `history` holds, and bumps the version so that a process still
-  // running an older release refuses the file (SQLiteMailboxSchemaError) instead of misreading it. Version 2 stored a
-  // JSON array of [from, to, at, claimToken, owner] entries, rewritten through json_insert() at every transition
-  // (SQLite parses and re-serialises the whole log in each write). From version 3, each transition appends its entry
-  // as text — `,[to,at]`, or `,[to,at,claimToken,owner]` for a claim — with `||`: no JSON work in SQL, and a row a
-  // third smaller (the send entry is the row's created_at, `from` is the previous entry's `to`, and a settle's claim
-  // is the claim before it). Rows written by version 1 or 2 keep their array, and new entries are appended after it;
-  // the reader (transitionsOf in sqlite-mailbox.ts) reads both, so the upgrade rewrites nothing.
-  () => "",
+  // Version 3. One partial index of the open (pending and processing) messages replaces version 2's two, keyed
+  // (recipient, status DESC, order): a mailbox's processing messages sort just before its pending ones, so a claim —
+  // which takes the first pending message and makes it processing — moves its entry to the neighbouring position,
+  // on the same index page, instead of from one index to another (a page fewer in the WAL per claim). Queries name it
+  // with an equality on status, each still a seek that reads in order. (The OR, not IN: SQLite uses a partial index
+  // only when the query implies its WHERE clause, and `status = 'pending'` implies this one.)
+  // The row's `history` changes form too. Version 2 kept a JSON array of [from, to, at, claimToken, owner] entries,
+  // rewritten through json_insert() at every transition (SQLite parses and re-serialises the whole log in each
+  // write). Now each transition appends its entry as text — `,[to,at]`, or `,[to,at,claimToken,owner]` for a claim —
+  // with `||`: no JSON work in SQL, and a row a third smaller (the send is the row's created_at, `from` the previous
+  // entry's `to`, and a settle's claim the claim before it). Rows written before keep their array, and new entries
+  // follow it; the reader (transitionsOf in sqlite-mailbox.ts) reads both, so the upgrade rewrites no row. A process
+  // still running an older release refuses the file (SQLiteMailboxSchemaError) instead of misreading it.
+  t => `
+    DROP INDEX IF EXISTS ${t.messages}_pending;
+    DROP INDEX IF EXISTS ${t.messages}_processing;
+    CREATE INDEX ${t.messages}_open ON ${t.messages} (to_mailbox, status DESC, seq)
+      WHERE status = 'pending' OR status = 'processing';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -104,10 +114,7 @@ export function migrate(
       | undefined;
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) throw new SQLiteMailboxSchemaError(current);
-    for (let version = current; version < SCHEMA_VERSION; version++) {
-      const ddl = MIGRATIONS[version]!(tables);
-      if (ddl) db.exec(ddl);
-    }
+    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!(tables));
     // The store id makes message ids unique beyond this file (ids embed it with the row number).
     const storeId = row?.store_id ?? randomUUID().replace(/-/g, "").slice(0, 12);
     if (!row) {

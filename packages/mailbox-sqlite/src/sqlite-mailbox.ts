@@ -196,8 +196,8 @@ export function createSQLiteMailbox(
     return match ? Number(match[1]) : undefined;
   };
 
-  // Open-message queries name their partial index (INDEXED BY): left to itself, the planner may prefer the full
-  // (recipient, order) index and walk a mailbox's whole settled history to find its first pending message.
+  // Open-message queries name the partial index of open messages (INDEXED BY), always with an equality on status,
+  // so each is a seek on (recipient, status) that reads in order.
   // Every operation on the hot path is ONE statement, prepared here once: a statement that writes is its own
   // transaction in SQLite (autocommit takes the write lock before it reads, waiting up to busy_timeout), so a claim —
   // find the oldest claimable message, mark it processing — is a single atomic UPDATE … RETURNING, and a settle is a
@@ -216,17 +216,19 @@ export function createSQLiteMailbox(
     // thread ids the message starts (when it joins none): unique wherever message ids are, with no random number.
     insert: db.prepare(
       `INSERT INTO ${t.messages} (seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, history)
-       SELECT next, ? || next, IFNULL(?, ? || next), IFNULL(?, ? || next), ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, '' FROM (SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages})
-       RETURNING seq`,
+       SELECT next, ? || next, IFNULL(?, ? || next), IFNULL(?, ? || next), ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, '' FROM (SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages})`,
     ),
+    // For drivers whose run() does not report them (better-sqlite3's and node:sqlite's do).
+    lastRowid: db.prepare("SELECT last_insert_rowid() AS n"),
+    changes: db.prepare("SELECT changes() AS n"),
     bySeq: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE seq = ?`),
     parentOf: db.prepare(`SELECT work_item_id, thread_id FROM ${t.messages} WHERE seq = ?`),
     inboxAll: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? ORDER BY seq LIMIT ?`),
     inboxPending: db.prepare(
-      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
     ),
     inboxProcessing: db.prepare(
-      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing' ORDER BY seq LIMIT ?`,
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing' ORDER BY seq LIMIT ?`,
     ),
     inboxSettled: db.prepare(
       `SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? AND status = ? ORDER BY seq LIMIT ?`,
@@ -239,14 +241,14 @@ export function createSQLiteMailbox(
     claimNext: db.prepare(
       `UPDATE ${t.messages} SET ${takeSet}
        WHERE seq = (SELECT IIF(p.live, NULL, MIN(IFNULL(p.first, q.first), IFNULL(q.first, p.first))) FROM
-           (SELECT MAX(IFNULL(lease_expires_at, 0) > ?) AS live, MIN(seq) AS first FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing') AS p,
-           (SELECT (SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1) AS first) AS q)
+           (SELECT MAX(IFNULL(lease_expires_at, 0) > ?) AS live, MIN(seq) AS first FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing') AS p,
+           (SELECT (SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1) AS first) AS q)
        RETURNING ${payload}`,
     ),
     claim: db.prepare(
       `UPDATE ${t.messages} SET ${takeSet}
        WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND IFNULL(lease_expires_at, 0) <= ?))
-         AND NOT EXISTS (SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_processing WHERE other.to_mailbox = ${t.messages}.to_mailbox AND other.status = 'processing' AND other.lease_expires_at > ? AND other.seq <> ${t.messages}.seq)
+         AND NOT EXISTS (SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_open WHERE other.to_mailbox = ${t.messages}.to_mailbox AND other.status = 'processing' AND other.lease_expires_at > ? AND other.seq <> ${t.messages}.seq)
        RETURNING ${payload}`,
     ),
     renew: db.prepare(
@@ -255,7 +257,7 @@ export function createSQLiteMailbox(
     // Settle (complete, fail) and release: only the claim's holder. Cancel: a pending message, or the holder.
     settle: db.prepare(`${settleSql} RETURNING ${payload}`),
     // The same for a claim this object handed out: it knows the message already (see `handedOut`).
-    settleKnown: db.prepare(`${settleSql} RETURNING seq`),
+    settleKnown: db.prepare(settleSql),
     cancel: db.prepare(
       `UPDATE ${t.messages} SET history = history || ?, status = 'cancelled', outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
        WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND claim_token = ?)) RETURNING ${payload}`,
@@ -264,11 +266,19 @@ export function createSQLiteMailbox(
     dataVersion: db.prepare("PRAGMA data_version"),
     // What a watcher cares about in one mailbox, from the partial indexes alone: pending and processing counts, the newest.
     fingerprint: db.prepare(
-      `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending'
+      `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending'
        UNION ALL
-       SELECT COUNT(*), MAX(seq) FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing'`,
+       SELECT COUNT(*), MAX(seq) FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing'`,
     ),
   } satisfies Record<string, SQLiteStatementLike>;
+  // A write without RETURNING (SQLite builds a temporary table for the rows a RETURNING clause returns, at every
+  // run): what it did, from run()'s result.
+  const changed = (result: unknown): boolean =>
+    Number((result as { changes?: unknown })?.changes ?? (sql.changes.get() as { n: number }).n) > 0;
+  const insertedRow = (result: unknown): number =>
+    Number(
+      (result as { lastInsertRowid?: unknown })?.lastInsertRowid ?? (sql.lastRowid.get() as { n: number }).n,
+    );
 
   const hub = hubFor(db, prefix);
   /** This mailbox object's open watches (close() ends them). */
@@ -330,22 +340,23 @@ export function createSQLiteMailbox(
         threadId ??= parent.thread_id;
       }
     }
-    const { seq } = first(
-      sql.insert,
-      idPrefix,
-      workItemId ?? null,
-      workItemPrefix,
-      threadId ?? null,
-      threadPrefix,
-      input.parentMessageId ?? null,
-      input.from,
-      input.to,
-      kind,
-      input.content,
-      input.metadataJson,
-      now,
-      now,
-    ) as { seq: number };
+    const seq = insertedRow(
+      sql.insert.run(
+        idPrefix,
+        workItemId ?? null,
+        workItemPrefix,
+        threadId ?? null,
+        threadPrefix,
+        input.parentMessageId ?? null,
+        input.from,
+        input.to,
+        kind,
+        input.content,
+        input.metadataJson,
+        now,
+        now,
+      ),
+    );
     return {
       id: idPrefix + seq,
       workItemId: workItemId ?? workItemPrefix + seq,
@@ -429,7 +440,7 @@ export function createSQLiteMailbox(
     if (known !== undefined) handedOut.delete(claimToken); // a token ends once, whether or not it was still live
     const row = (
       known?.seq === seq
-        ? first(sql.settleKnown, entry, status, outcome, now, seq, claimToken) && known
+        ? changed(sql.settleKnown.run(entry, status, outcome, now, seq, claimToken)) && known
         : first(sql.settle, entry, status, outcome, now, seq, claimToken)
     ) as Payload | undefined;
     return row && written(row, status, now, outcome);

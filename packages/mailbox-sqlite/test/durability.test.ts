@@ -127,8 +127,8 @@ describe("SQLite mailbox durability across SIGKILL (T12)", () => {
         const reader = createSQLiteMailbox({ database: db });
         const transitions = (
           await Promise.all(
-            (db.prepare("SELECT id FROM team_mailbox_messages").all() as Array<{ id: string }>).map(({ id }) =>
-              reader.transitions(id),
+            (db.prepare("SELECT id FROM team_mailbox_messages").all() as Array<{ id: string }>).map(
+              ({ id }) => reader.transitions(id),
             ),
           )
         )
