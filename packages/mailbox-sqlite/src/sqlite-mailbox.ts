@@ -236,8 +236,9 @@ export function createSQLiteMailbox(
     thread: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE thread_id = ? ORDER BY seq`),
     // The oldest claimable message — the oldest pending one or a processing one whose lease expired — unless one
     // is processing under a live lease (members work serially). One pass over the mailbox's processing messages
-    // (normally none or one) answers both "is one live?" and "the oldest expired one", one seek on the pending index
-    // finds the oldest pending one; NULL (no row updated) when one is live or there is nothing.
+    // (normally none or one) answers both "is one live?" and "the oldest expired one", one seek to the mailbox's
+    // pending entries of the same index finds the oldest pending one; NULL (no row updated) when one is live or there
+    // is nothing.
     claimNext: db.prepare(
       `UPDATE ${t.messages} SET ${takeSet}
        WHERE seq = (SELECT IIF(p.live, NULL, MIN(IFNULL(p.first, q.first), IFNULL(q.first, p.first))) FROM
@@ -264,7 +265,7 @@ export function createSQLiteMailbox(
     ),
     history: db.prepare(`SELECT id, created_at, history FROM ${t.messages} WHERE seq = ?`),
     dataVersion: db.prepare("PRAGMA data_version"),
-    // What a watcher cares about in one mailbox, from the partial indexes alone: pending and processing counts, the newest.
+    // What a watcher cares about in one mailbox, from the partial index alone: pending and processing counts, the newest.
     fingerprint: db.prepare(
       `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending'
        UNION ALL
