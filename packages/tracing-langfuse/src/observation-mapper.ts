@@ -120,11 +120,10 @@ export class LangfuseObservationMapper extends TraceTreeMapper<ObservationLike> 
 
   protected modelTurn(
     run: Run,
+    { data, time }: ContextTraceEvent<"assistant_message">,
     request: ContextTraceEvent<"model_request"> | undefined,
-    event: ContextTraceEvent<"assistant_message">,
+    model: string,
   ): void {
-    const { data } = event;
-    const model = data.message.model ?? request?.data.model ?? "model";
     const generation = this.#child(
       run.node,
       model,
@@ -145,7 +144,7 @@ export class LangfuseObservationMapper extends TraceTreeMapper<ObservationLike> 
       "generation",
       date(data.started_at),
     );
-    generation.end(date(event.time));
+    generation.end(date(time));
   }
 
   protected failedRequest(

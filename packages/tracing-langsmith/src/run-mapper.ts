@@ -71,11 +71,10 @@ export class LangSmithRunMapper extends TraceTreeMapper<Posted> {
 
   protected modelTurn(
     run: Run,
+    { data, time }: ContextTraceEvent<"assistant_message">,
     request: ContextTraceEvent<"model_request"> | undefined,
-    event: ContextTraceEvent<"assistant_message">,
+    model: string,
   ): void {
-    const { data } = event;
-    const model = data.message.model ?? request?.data.model ?? "model";
     const llm = run.node.run.createChild({
       ...NO_SERIALIZED,
       name: model,
@@ -89,7 +88,7 @@ export class LangSmithRunMapper extends TraceTreeMapper<Posted> {
         ...(data.message.providerResponseId ? { provider_response_id: data.message.providerResponseId } : {}),
       },
     });
-    this.#complete(llm, llmOutputs(data), undefined, traceTimeMs(event.time));
+    this.#complete(llm, llmOutputs(data), undefined, traceTimeMs(time));
   }
 
   protected failedRequest(

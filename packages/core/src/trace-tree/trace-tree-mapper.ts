@@ -67,7 +67,7 @@ export abstract class TraceTreeMapper<Node> {
       case "assistant_message": {
         const request = run.requests.get(event.data.turn);
         run.requests.delete(event.data.turn);
-        this.modelTurn(run, request, event);
+        this.modelTurn(run, event, request, event.data.message.model ?? request?.data.model ?? "model");
         break;
       }
       case "tool_use":
@@ -120,11 +120,12 @@ export abstract class TraceTreeMapper<Node> {
   ): Node;
   /** The query's prompt (`user_message` from "prompt"); false hands it to traceEvent instead. */
   protected abstract prompt(run: TraceRun<Node>, event: ContextTraceEvent<"user_message">): boolean;
-  /** A completed model turn (`request` is undefined when its model_request was not seen). */
+  /** A completed model turn of `model` (`request` is undefined when its model_request was not seen). */
   protected abstract modelTurn(
     run: TraceRun<Node>,
-    request: ContextTraceEvent<"model_request"> | undefined,
     event: ContextTraceEvent<"assistant_message">,
+    request: ContextTraceEvent<"model_request"> | undefined,
+    model: string,
   ): void;
   /** A request that ended at `time` without a turn. */
   protected abstract failedRequest(
