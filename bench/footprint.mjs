@@ -37,8 +37,15 @@ function install(specs) {
   const dir = mkdtempSync(join(tmpdir(), "al-footprint-"));
   writeFileSync(join(dir, "package.json"), '{ "name": "bench-user", "private": true }\n');
   run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", ...specs], dir);
-  const kb = Number(run("du", ["-sk", "node_modules"], dir).split("\t")[0]);
-  return { dir, megabytes: +(kb / 1024).toFixed(1) };
+  // Two measures of one tree: what the files hold (the sum of their sizes: npm's "unpacked size", what the
+  // registry and packagephobia report) and what they take on this disk (du: every file rounded up to whole 4 KiB
+  // blocks, so a package of many small .d.ts files weighs much more than its bytes).
+  const kbOf = flags => Number(run("du", [...flags, "node_modules"], dir).split("\t")[0]);
+  return {
+    dir,
+    unpackedMB: +(kbOf(["-sk", "--apparent-size"]) / 1024).toFixed(1),
+    onDiskMB: +(kbOf(["-sk"]) / 1024).toFixed(1),
+  };
 }
 
 /** Milliseconds for `await import(name)` in a fresh process (module loading only, not process start-up). */
@@ -46,6 +53,8 @@ function coldImportMs(dir, name) {
   const source = `const t = performance.now(); await import(${JSON.stringify(name)}); console.log(performance.now() - t);`;
   return Number(run(process.execPath, ["--input-type=module", "-e", source], dir).trim());
 }
+
+const verdict = (megabytes, limit) => `${megabytes} MB ${megabytes <= limit ? "<=" : ">"} ${limit} MB`;
 
 export function runFootprint() {
   const out = mkdtempSync(join(tmpdir(), "al-packs-"));
@@ -101,7 +110,8 @@ export function runFootprint() {
         .version;
     const rows = installed.map(subject => ({
       package: `${subject.name}@${versionOf(subject)}${subject.label ? ` ${subject.label.slice(subject.name.length).trim()}` : ""}`,
-      installMB: subject.megabytes,
+      unpackedMB: subject.unpackedMB,
+      onDiskMB: subject.onDiskMB,
       coldImportMedianMs: +median(times[labelOf(subject)]).toFixed(1),
       coldImportSpreadMs: [
         +Math.min(...times[labelOf(subject)]).toFixed(1),
@@ -129,7 +139,14 @@ export function runFootprint() {
             +(row.coldImportMedianMs / byName("agent-lattice").coldImportMedianMs).toFixed(1),
           ]),
       ),
-      target: "core <= 23 MB, umbrella <= 40 MB, umbrella cold import < 0.5 x ai's",
+      verdict: {
+        coreUnpacked: verdict(byName("@agent-lattice/core").unpackedMB, 23),
+        coreOnDisk: verdict(byName("@agent-lattice/core").onDiskMB, 23),
+        umbrellaUnpacked: verdict(byName("agent-lattice").unpackedMB, 40),
+        umbrellaOnDisk: verdict(byName("agent-lattice").onDiskMB, 40),
+      },
+      target:
+        "core <= 23 MB, umbrella <= 40 MB (every adapter's dependency installed), umbrella cold import < 0.5 x ai's",
     };
     console.log(JSON.stringify(report, null, 2));
     return report;

@@ -13,7 +13,7 @@ const WARMUP = 5;
 const MODEL = "bench-model";
 const echoHandler = async ({ text }) => ({ content: text.toUpperCase() });
 
-async function agentLoop(baseURL) {
+export async function agentLoop(baseURL) {
   const echo = tool("echo", "Echo text back in upper case", z.object({ text: z.string() }), echoHandler);
   const agent = createBareAgent({
     apiKey: "bench",
@@ -34,7 +34,7 @@ const rawTools = [
   { name: "echo", description: "Echo text back in upper case", input_schema: z.toJSONSchema(inputSchema) },
 ];
 
-async function rawLoop(client) {
+export async function rawLoop(client) {
   const messages = [{ role: "user", content: "Check every item." }];
   for (let turn = 1; ; turn++) {
     const stream = await client.messages.create({

@@ -1,11 +1,19 @@
 // The mock provider for benchmarks, in its own process so that its CPU time is not charged to the client
 // being measured. Plays a model that calls `echo` until it has seen TOOL_TURNS tool results, then answers.
+// Tool results are counted as tool_result blocks (not as user messages), so a client that sends its prompt as
+// content blocks gets the same number of turns. The parent may ask how many requests it has served ("requests").
 import { startMockAnthropicServer, textTurn, toolTurn } from "@agent-lattice/testing";
 
 const toolTurns = Number(process.env.TOOL_TURNS ?? 19);
+let requests = 0;
+const toolResults = messages =>
+  messages
+    .filter(message => message.role === "user" && Array.isArray(message.content))
+    .reduce((sum, message) => sum + message.content.filter(block => block.type === "tool_result").length, 0);
 const server = await startMockAnthropicServer({
   respond: request => {
-    const seen = request.body.messages.filter(m => m.role === "user" && Array.isArray(m.content)).length;
+    requests++;
+    const seen = toolResults(request.body.messages);
     return seen < toolTurns
       ? toolTurn(
           { name: "echo", input: { text: `call ${seen} `.repeat(8) } },
@@ -15,4 +23,7 @@ const server = await startMockAnthropicServer({
   },
 });
 process.send?.({ url: server.url });
+process.on("message", message => {
+  if (message === "requests") process.send?.({ requests });
+});
 process.on("disconnect", () => server.close().then(() => process.exit(0)));

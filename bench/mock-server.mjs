@@ -12,6 +12,12 @@ export function startMockServerProcess(env = {}) {
     child.once("message", ({ url }) =>
       resolve({
         url,
+        /** How many requests the mock has served so far. */
+        requests: () =>
+          new Promise(answer => {
+            child.once("message", reply => answer(reply.requests));
+            child.send("requests");
+          }),
         stop: () =>
           new Promise(done => {
             child.once("exit", done);

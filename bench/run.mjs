@@ -3,6 +3,7 @@ import { runColdStart } from "./cold-start.mjs";
 import { runFootprint } from "./footprint.mjs";
 import { runGrepGlob } from "./grep-glob.mjs";
 import { runLoopOverhead } from "./loop-overhead.mjs";
+import { runPeerLoops } from "./peer-loops.mjs";
 import { runPostgresMailbox } from "./postgres-mailbox.mjs";
 import { runPromptCaching } from "./prompt-caching.mjs";
 import { runTeams } from "./teams.mjs";
@@ -13,6 +14,7 @@ import { runTracingAdapterEvents } from "./tracing-adapters-events.mjs";
 import { runWriteBoundary } from "./write-boundary.mjs";
 
 await runLoopOverhead();
+await runPeerLoops();
 await runPromptCaching();
 await runTracing();
 await runTracingAdapters();

@@ -31,6 +31,12 @@ describe.each(names)("%s tarball", name => {
       expect(unpacked.stdout, `${chunk} is imported by nothing`).toContain(`/${chunk}`);
   });
 
+  it("ships no source maps: the unminified build reads as it stands, and maps would double the footprint", async () => {
+    const listed = await runCommand("tar", ["-tzf", tarball()], { cwd: dirname(tarball()) });
+    expect(listed.code, explain(listed)).toBe(0);
+    expect(listed.stdout.split("\n").filter(file => file.endsWith(".map"))).toEqual([]);
+  });
+
   it("publint: no errors, warnings or suggestions", async () => {
     const data = readFileSync(tarball());
     const { messages, pkg } = await publint({

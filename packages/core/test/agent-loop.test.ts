@@ -194,6 +194,15 @@ describe("agent loop (C2, C4, C24, C28, C29)", () => {
     }
   });
 
+  it("C9: passes explicit deepseek-* model names through to the provider unchanged (streaming and not)", async () => {
+    const server = await mockServer([textTurn("one"), textTurn("two")]);
+    const flash = createBareAgent({ apiKey: "k", baseURL: server.url, model: "deepseek-v4-flash" });
+    const pro = createBareAgent({ apiKey: "k", baseURL: server.url, model: "deepseek-v4-pro" });
+    await flash.prompt("hi");
+    await pro.prompt("hi", { stream: false });
+    expect(server.requests.map(r => r.body.model)).toEqual(["deepseek-v4-flash", "deepseek-v4-pro"]);
+  });
+
   it("remembers earlier queries of the same agent (multi-turn session)", async () => {
     const server = await mockServer([textTurn("Nice to meet you, Ada."), textTurn("Your name is Ada.")]);
     const agent = createBareAgent({ apiKey: "k", baseURL: server.url, model: "m" });
