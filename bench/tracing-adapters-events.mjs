@@ -6,9 +6,9 @@
 // read over each replayed run, and the process's CPU around onEvent (the synchronous part) and around the turn of
 // the event loop after it (the deferred part: the adapter's mapping, or the hand-over to LangSmith's worker).
 // Each run is flushed after, not timed. Prints per adapter the mean CPU per run beyond the no-op tracer's, split by
-// event type. Linux only (prints a skip line
-// elsewhere).
-import { readFileSync } from "node:fs";
+// event type, and for LangSmith the CPU of its worker thread per run (replay and flush: all of langsmith's work).
+// Linux only (prints a skip line elsewhere).
+import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
@@ -24,8 +24,13 @@ const ROUNDS = Number(process.env.ROUNDS ?? 100);
 const WARMUP = 10;
 const TURNS = 20;
 
-function threadCpuMs() {
-  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+function threadCpuMs(tid = process.pid) {
+  return Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+}
+
+/** This process's thread ids. */
+function threadIds() {
+  return new Set(readdirSync("/proc/self/task"));
 }
 
 async function recordRun() {
@@ -101,20 +106,32 @@ export async function runTracingAdapterEvents() {
   });
   const provider = new NodeTracerProvider({ spanProcessors: [spanProcessor] });
   provider.register();
+  const before = threadIds();
+  const langsmith = createLangSmithContextTracer({
+    apiUrl: receiver.url,
+    apiKey: "bench",
+    failOnError: true,
+  });
+  // The thread the LangSmith tracer started (its worker: the mapping and langsmith's client run there).
+  const workerThreads = [...threadIds()].filter(tid => !before.has(tid));
+  const workerCpuMs = () => workerThreads.reduce((sum, tid) => sum + threadCpuMs(tid), 0);
   const tracers = {
     noop: defineContextTracer({ onEvent() {} }),
-    langsmith: createLangSmithContextTracer({ apiUrl: receiver.url, apiKey: "bench", failOnError: true }),
+    langsmith,
     langfuse: createLangfuseContextTracer({ spanProcessor, failOnError: true }),
   };
   const samples = { noop: [], langsmith: [], langfuse: [] };
+  const workerSamples = [];
   try {
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       const order = Object.keys(tracers);
       if (round % 2) order.reverse();
       for (const name of order) {
+        const workerStart = workerCpuMs();
         const sample = await replay(tracers[name], events, `${name}-${round}`);
         await tracers[name].flush?.();
         if (round >= WARMUP) samples[name].push(sample);
+        if (round >= WARMUP && name === "langsmith") workerSamples.push(workerCpuMs() - workerStart);
       }
     }
     await tracers.langsmith.close();
@@ -150,7 +167,13 @@ export async function runTracingAdapterEvents() {
     rounds: ROUNDS,
     eventsPerRun: events.length,
     noopAgentThreadPerRunMs: +mean("noop", s => s.thread).toFixed(3),
-    langsmith: adapter("langsmith"),
+    langsmith: {
+      ...adapter("langsmith"),
+      // Its worker thread, replay and flush (schedstat): langsmith's run trees, serialization, bodies, HTTP.
+      workerThreadPerRunMs: workerThreads.length
+        ? +(workerSamples.reduce((sum, ms) => sum + ms, 0) / workerSamples.length).toFixed(3)
+        : null,
+    },
     langfuse: adapter("langfuse"),
     note: "means per run beyond the no-op tracer's; agentThread excludes LangSmith's worker, the split does not",
   };

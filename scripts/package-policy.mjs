@@ -53,6 +53,8 @@ const isInternal = name => name === "agent-lattice" || name.startsWith("@agent-l
 const isExactPin = spec => /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(spec);
 
 /** The package.json the policy asks for, given the current one. Fields the policy does not own are kept. */
+const NO_SOURCE_MAPS = "!**/*.map";
+
 export function expectedPackageJson(dir, pkg) {
   const next = { ...pkg };
   next.license = "MIT";
@@ -62,7 +64,9 @@ export function expectedPackageJson(dir, pkg) {
   next.bugs = { url: `${REPOSITORY}/issues` };
   next.engines = { ...pkg.engines, node: NODE_RANGE };
   if (typeof next.sideEffects !== "boolean" && !Array.isArray(next.sideEffects)) next.sideEffects = false;
-  next.files = [...new Set([...(pkg.files ?? ["dist"]), "README.md", LICENSE_FILE])];
+  // Never source maps: the build writes none, and a stale one left in dist/ (an older build, or a build cache
+  // restored over it) must not reach the tarball.
+  next.files = [...new Set([...(pkg.files ?? ["dist"]), "README.md", LICENSE_FILE, NO_SOURCE_MAPS])];
   next.publishConfig = { ...pkg.publishConfig, access: "public" };
 
   const exportsMap = {};

@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest";
 
 const execFileAsync = promisify(execFile);
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+// Records every module a process resolves (shared by the packages' lazy-loading tests).
+const RECORD_LOADS = fileURLToPath(new URL("../../core/test/support/record-loads.mjs", import.meta.url));
 
 /** Package names whose modules a fresh process resolved while running `script`. */
 async function packagesLoadedBy(script: string, args: string[] = []): Promise<Set<string>> {
@@ -18,14 +20,10 @@ async function packagesLoadedBy(script: string, args: string[] = []): Promise<Se
   const loadsFile = join(dir, "loads.txt");
   try {
     // Asynchronous: the positive control's mock server runs in this process and must keep answering.
-    await execFileAsync(
-      process.execPath,
-      ["--import", fixture("record-loads.mjs"), fixture(script), ...args],
-      {
-        env: { ...process.env, LOADS_FILE: loadsFile },
-        encoding: "utf8",
-      },
-    );
+    await execFileAsync(process.execPath, ["--import", RECORD_LOADS, fixture(script), ...args], {
+      env: { ...process.env, LOADS_FILE: loadsFile },
+      encoding: "utf8",
+    });
     const urls = (await readFile(loadsFile, "utf8").catch(() => "")).split("\n").filter(Boolean);
     // Dependencies resolve under node_modules/<name>/ — the last such segment: under pnpm the first one is
     // node_modules/.pnpm/<name>@<version>/ — and workspace packages (symlinked) under packages/<dir>/.

@@ -4,7 +4,8 @@
  * implementation of each rule that several packages must decide the same way (physical paths, grant coverage, the
  * descriptor-checked write, output contracts,
  * option validation, tool names, trace emission under the failure policy, the event channel), so no package keeps
- * a copy of a security or contract decision.
+ * a copy of a security or contract decision — and what the hosted tracing adapters share whatever their library
+ * (trace-tree/: events to one tree per query, their payload texts, the deferred event queue, delivery failures).
  */
 
 export { declaredOutputSchemaOf, isAgentSpec } from "./agent-spec.js";
@@ -56,5 +57,19 @@ export {
 export { isSchemaLike, toJsonSchema, toToolInputSchema, validateWithSchema } from "./schema.js";
 export { TOOL_NAME } from "./tool.js";
 export { messageOf } from "./tool-execution.js";
+export { DeferredEvents } from "./trace-tree/deferred-events.js";
+export { DeliveryFailures, describeFailure } from "./trace-tree/delivery-failures.js";
+export {
+  requestMessages,
+  resultErrorText,
+  resultOutputs,
+  runStartMetadata,
+  systemPromptText,
+  toolCallMetadata,
+  toolResultText,
+  traceErrorText,
+  traceTimeMs,
+} from "./trace-tree/trace-payloads.js";
+export { type TraceCall, type TraceRun, TraceTreeMapper } from "./trace-tree/trace-tree-mapper.js";
 export { assertContextTracer, deliver, releaseTracer, withRelease } from "./tracer.js";
 export { addUsage, emptyUsage } from "./usage.js";

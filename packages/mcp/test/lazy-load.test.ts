@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { fixture } from "./helpers.js";
 
 const built = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+// Records every module a process resolves (shared by the packages' lazy-loading tests).
+const RECORD_LOADS = fileURLToPath(new URL("../../core/test/support/record-loads.mjs", import.meta.url));
 
 describe("lazy loading of the MCP SDK", () => {
   it("import loads none of @modelcontextprotocol/sdk; the first connect does", async () => {
@@ -19,7 +21,7 @@ describe("lazy loading of the MCP SDK", () => {
     try {
       const run = spawnSync(
         process.execPath,
-        ["--import", pathToFileURL(fixture("record-loads.mjs")).href, fixture("import-then-connect.mjs")],
+        ["--import", pathToFileURL(RECORD_LOADS).href, fixture("import-then-connect.mjs")],
         {
           env: { ...process.env, LOADS_FILE: loadsFile, PACKAGE_ENTRY: pathToFileURL(built).href },
           encoding: "utf8",

@@ -1,4 +1,5 @@
 import { AgentLatticeError } from "@agent-lattice/core";
+import { DeliveryFailures } from "@agent-lattice/core/internal";
 
 /**
  * Langfuse did not receive part of the trace: the span processor's flush failed (an export the OTLP exporter gave
@@ -20,31 +21,9 @@ export class LangfuseDeliveryError extends AgentLatticeError {
   }
 }
 
-/** Collects failures until they are raised (once) by the failure policy. */
-export class FailureLog {
-  #lines: string[] = [];
-  #first: unknown;
-
-  add(what: string, error?: unknown): void {
-    if (this.#lines.length === 0) this.#first = error;
-    if (this.#lines.length < 20) this.#lines.push(error === undefined ? what : `${what}: ${describe(error)}`);
-  }
-
-  throwIfAny(): void {
-    if (this.#lines.length === 0) return;
-    const lines = this.#lines;
-    const cause = this.#first;
-    this.#lines = [];
-    this.#first = undefined;
-    throw new LangfuseDeliveryError(lines, cause === undefined ? undefined : { cause });
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name === "Error" ? "" : `${error.name}: `}${error.message}`;
-  try {
-    return String(error);
-  } catch {
-    return "unknown error";
+/** Failures of one tracer, raised (once) as a LangfuseDeliveryError by the failure policy. */
+export class FailureLog extends DeliveryFailures {
+  constructor() {
+    super((lines, options) => new LangfuseDeliveryError(lines, options));
   }
 }

@@ -1,9 +1,5 @@
-import {
-  type ContextTraceEvent,
-  type ContextTracer,
-  defineContextTracer,
-  InvalidOptionError,
-} from "@agent-lattice/core";
+import { type ContextTracer, defineContextTracer, InvalidOptionError } from "@agent-lattice/core";
+import { DeferredEvents } from "@agent-lattice/core/internal";
 import { FailureLog } from "./errors.js";
 import { LangfuseObservationMapper } from "./observation-mapper.js";
 import { type LangfuseContextTracerOptions, validateOptions } from "./options.js";
@@ -29,22 +25,9 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
   const failOnError = options.failOnError === true;
   const failures = new FailureLog();
   let mapper: LangfuseObservationMapper | undefined;
-  // Events wait here until the next turn of the event loop (and, at first, until the library has loaded).
-  let queue: ContextTraceEvent[] = [];
-  let scheduled = false;
-  const drain = () => {
-    scheduled = false;
-    if (!mapper) return; // still loading: the load handler drains
-    const events = queue;
-    queue = [];
-    for (const event of events) {
-      try {
-        mapper.handle(event);
-      } catch (error) {
-        failures.add(`the ${event.type} event could not be mapped`, error);
-      }
-    }
-  };
+  const events = new DeferredEvents((event, error) =>
+    failures.add(`the ${event.type} event could not be mapped`, error),
+  );
   let closed = false;
   let provider: (() => FlushableProvider | undefined) | undefined;
 
@@ -69,10 +52,10 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
         tags: options.tags ?? [],
         metadata: options.metadata ?? {},
       });
-      drain();
+      events.start(event => mapper?.handle(event));
     },
     error => {
-      queue = [];
+      events.discard();
       failures.add(
         "@langfuse/tracing could not be loaded (are @langfuse/tracing and @opentelemetry/api installed?)",
         error,
@@ -82,7 +65,7 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
 
   async function flush(): Promise<void> {
     await ready;
-    drain();
+    events.drain();
     try {
       if (options.spanProcessor) await options.spanProcessor.forceFlush();
       else await flushableProvider(provider?.())?.forceFlush?.();
@@ -103,18 +86,14 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
         if (failOnError) failures.throwIfAny();
         // Mapping (and the library's own work on each run) happens right after this turn of the event loop,
         // while the agent waits on its model or tools, not inside the agent's step.
-        queue.push(event);
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(drain);
-        }
+        events.push(event);
       },
       flush,
       async close() {
         if (closed) return;
         closed = true;
         await ready;
-        drain();
+        events.drain();
         mapper?.endAll("the tracer was closed before the run ended");
         await flush();
       },

@@ -1,32 +1,10 @@
-import type { ContextTraceEvent } from "@agent-lattice/core";
+import type { ContextTraceEvent, ToolResultData } from "@agent-lattice/core";
+import { type TraceRun, TraceTreeMapper, toolCallMetadata, traceTimeMs } from "@agent-lattice/core/internal";
 import type { startObservation as StartObservation } from "@langfuse/tracing";
 import { HistoryJson } from "./history-json.js";
-import {
-  contentText,
-  date,
-  errorText,
-  generationInput,
-  generationOutput,
-  modelParameters,
-  resultError,
-  resultOutput,
-  usageDetails,
-} from "./payloads.js";
+import { generationInput, generationOutput, modelParameters, usageDetails } from "./payloads.js";
 
-/**
- * Maps AgentLattice trace events onto Langfuse observations, one event at a time, never waiting on the network
- * (ended spans go to the host's span processor, which exports them in the background):
- *
- * - `run_start` opens a `chain` observation: the root of a new trace (carrying the trace name, session id and
- *   tags) when the run has no known parent, else a child of the tool observation of the call that started it
- *   (delegation, a member asked by the lead) or of the parent run (a team's lead, handed-off members).
- * - `model_request` … `assistant_message` is one `generation` (model, input, output, usageDetails); a request
- *   that failed (`error` with its turn) is a generation at level ERROR.
- * - `tool_use` … `tool_result` is one `tool` observation with the call's own start and end; `is_error` makes it
- *   level ERROR.
- * - `compaction` is a generation named "compaction"; `result` (or a fatal `error`) ends the chain; every other
- *   event type (team events, newer ones) becomes an `event` observation under its run.
- */
+/** @langfuse/tracing's startObservation, or one of the same shape (a custom runtime or a test fake). */
 export type StartObservationFn = typeof StartObservation;
 
 /** The parts of a Langfuse observation the mapper uses (a custom runtime or a fake needs only these). */
@@ -70,27 +48,25 @@ const TRACE_SESSION_ID = "session.id";
 const TRACE_TAGS = "langfuse.trace.tags";
 const TRACE_METADATA = "langfuse.trace.metadata";
 
-interface Call {
-  use: ContextTraceEvent<"tool_use">;
-  /** The tool observation, once opened for a child that nests under it (else created whole at its result). */
-  open?: ObservationLike;
-}
-
-interface RunState {
-  runId: string;
-  observation: ObservationLike;
-  traceSession: string;
-  requests: Map<number, ContextTraceEvent<"model_request">>;
-  calls: Map<string, Call>;
-}
+type Run = TraceRun<ObservationLike>;
 
 type AsType = "chain" | "generation" | "tool" | "event";
 
-export class LangfuseObservationMapper {
-  readonly #runs = new Map<string, RunState>();
+/**
+ * Maps AgentLattice trace events onto Langfuse observations (core's TraceTreeMapper follows runs, requests and
+ * calls; this says what each becomes), never waiting on the network (ended spans go to the host's span
+ * processor, which exports them in the background): a run is a `chain` observation (the root of a new trace,
+ * carrying the trace name, session id and tags, or nested under the tool observation that started it or its
+ * parent run); a model turn a `generation` (model, input, output, usageDetails), a failed request a generation
+ * at level ERROR; a tool call a `tool` observation (`is_error` makes it level ERROR); `compaction` a generation
+ * named "compaction"; other events (team events, newer types) `event` observations under their run.
+ */
+export class LangfuseObservationMapper extends TraceTreeMapper<ObservationLike> {
   readonly #historyJson = new HistoryJson();
 
-  constructor(private readonly options: ObservationMapperOptions) {}
+  constructor(private readonly options: ObservationMapperOptions) {
+    super();
+  }
 
   #input(request: ContextTraceEvent<"model_request">): unknown {
     return this.options.serializedInputs
@@ -98,115 +74,177 @@ export class LangfuseObservationMapper {
       : generationInput(request.data);
   }
 
-  handle(event: ContextTraceEvent): void {
-    if (event.type === "run_start") {
-      this.#start(event);
-      return;
+  protected startRoot(
+    event: ContextTraceEvent<"run_start">,
+    metadata: Record<string, unknown>,
+  ): ObservationLike {
+    const observation = this.options.detached(() =>
+      this.options.startObservation(
+        event.source,
+        { metadata: { ...this.options.metadata, ...metadata, session_id: event.session_id } },
+        { asType: "chain", startTime: date(event.time), ...this.options.rootOptions },
+      ),
+    ) as ObservationLike;
+    // Trace-level fields live on the trace's root observation.
+    const span = observation.otelSpan;
+    span?.setAttribute?.(TRACE_NAME, event.source);
+    span?.setAttribute?.(TRACE_SESSION_ID, event.session_id);
+    span?.setAttribute?.(TRACE_TAGS, ["agent-lattice", ...this.options.tags]);
+    for (const [key, value] of Object.entries(this.options.metadata)) {
+      span?.setAttribute?.(
+        `${TRACE_METADATA}.${key}`,
+        typeof value === "string" ? value : JSON.stringify(value),
+      );
     }
-    const run = this.#runs.get(event.run_id);
-    if (!run) return; // a run whose start this tracer never saw (it was attached mid-run)
-    switch (event.type) {
-      case "user_message":
-        if (event.data.origin === "prompt") {
-          run.observation.update?.({ input: { message: { role: "user", content: event.data.content } } });
-        } else {
-          this.#event(run, event);
-        }
-        break;
-      case "model_request":
-        this.#failRequest(run, event.data.turn, "superseded: the request was retried", event.time);
-        run.requests.set(event.data.turn, event);
-        break;
-      case "assistant_message":
-        this.#generation(run, event);
-        break;
-      case "tool_use":
-        run.calls.set(event.data.id, { use: event });
-        break;
-      case "tool_result":
-        this.#toolResult(run, event);
-        break;
-      case "compaction":
-        this.#compaction(run, event);
-        break;
-      case "error":
-        if (event.data.fatal) this.#end(run, undefined, errorText(event.data.error), event.time);
-        else if (event.data.turn !== undefined && run.requests.has(event.data.turn)) {
-          this.#failRequest(run, event.data.turn, errorText(event.data.error), event.time);
-        } else this.#event(run, event);
-        break;
-      case "result":
-        this.#end(run, resultOutput(event.data), resultError(event.data), event.time);
-        break;
-      default:
-        this.#event(run, event);
-    }
+    return observation;
   }
 
-  /** Ends every open run (close(): their spans must still reach the processor). */
-  endAll(reason: string): void {
-    const now = new Date().toISOString();
-    for (const run of [...this.#runs.values()].reverse()) this.#end(run, undefined, reason, now);
-  }
-
-  #start(event: ContextTraceEvent<"run_start">): void {
-    const metadata = {
-      ...this.options.metadata,
-      agent_lattice_run_id: event.run_id,
-      agent_session_id: event.session_id,
-      agent_lattice_source: event.source,
-      model: event.data.model,
-      tools: event.data.tools,
-      ...(event.parent_run_id ? { agent_lattice_parent_run_id: event.parent_run_id } : {}),
-      ...(event.parent_tool_use_id ? { agent_lattice_parent_tool_use_id: event.parent_tool_use_id } : {}),
-    };
-    const parent = this.#parentOf(event);
-    let observation: ObservationLike;
-    if (parent) {
-      observation = this.#child(parent.observation, event.source, { metadata }, "chain", date(event.time));
-    } else {
-      observation = this.options.detached(() =>
-        this.options.startObservation(
-          event.source,
-          { metadata: { ...metadata, session_id: event.session_id } },
-          { asType: "chain", startTime: date(event.time), ...this.options.rootOptions },
-        ),
-      ) as ObservationLike;
-      // Trace-level fields live on the trace's root observation.
-      const span = observation.otelSpan;
-      span?.setAttribute?.(TRACE_NAME, event.source);
-      span?.setAttribute?.(TRACE_SESSION_ID, event.session_id);
-      span?.setAttribute?.(TRACE_TAGS, ["agent-lattice", ...this.options.tags]);
-      for (const [key, value] of Object.entries(this.options.metadata)) {
-        span?.setAttribute?.(
-          `${TRACE_METADATA}.${key}`,
-          typeof value === "string" ? value : JSON.stringify(value),
-        );
-      }
-    }
-    this.#runs.set(event.run_id, {
-      runId: event.run_id,
-      observation,
-      traceSession: parent?.traceSession ?? event.session_id,
-      requests: new Map(),
-      calls: new Map(),
-    });
-  }
-
-  #parentOf(event: ContextTraceEvent): { observation: ObservationLike; traceSession: string } | undefined {
-    const parent = event.parent_run_id ? this.#runs.get(event.parent_run_id) : undefined;
-    if (!parent) return undefined;
-    const call = event.parent_tool_use_id ? parent.calls.get(event.parent_tool_use_id) : undefined;
-    if (!call) return { observation: parent.observation, traceSession: parent.traceSession };
-    // The call has started (its child is starting now): open its tool observation so the child can nest.
-    call.open ??= this.#child(
-      parent.observation,
-      call.use.data.name,
-      { input: { input: call.use.data.input }, metadata: toolMetadata(call.use) },
-      "tool",
+  protected startChild(
+    parent: ObservationLike,
+    event: ContextTraceEvent<"run_start">,
+    metadata: Record<string, unknown>,
+  ): ObservationLike {
+    return this.#child(
+      parent,
+      event.source,
+      { metadata: { ...this.options.metadata, ...metadata } },
+      "chain",
       date(event.time),
     );
-    return { observation: call.open, traceSession: parent.traceSession };
+  }
+
+  protected prompt(run: Run, event: ContextTraceEvent<"user_message">): boolean {
+    run.node.update?.({ input: { message: { role: "user", content: event.data.content } } });
+    return true;
+  }
+
+  protected modelTurn(
+    run: Run,
+    { data, time }: ContextTraceEvent<"assistant_message">,
+    request: ContextTraceEvent<"model_request"> | undefined,
+    model: string,
+  ): void {
+    const generation = this.#child(
+      run.node,
+      model,
+      {
+        model,
+        ...(request ? { input: this.#input(request), modelParameters: modelParameters(request.data) } : {}),
+        output: generationOutput(data),
+        usageDetails: usageDetails(data.usage),
+        metadata: {
+          agent_lattice_run_id: run.runId,
+          agent_lattice_turn: data.turn,
+          stop_reason: data.stop_reason,
+          ...(data.message.providerResponseId
+            ? { provider_response_id: data.message.providerResponseId }
+            : {}),
+        },
+      },
+      "generation",
+      date(data.started_at),
+    );
+    generation.end(date(time));
+  }
+
+  protected failedRequest(
+    run: Run,
+    request: ContextTraceEvent<"model_request">,
+    error: string,
+    time: string,
+  ): void {
+    const generation = this.#child(
+      run.node,
+      request.data.model,
+      {
+        model: request.data.model,
+        input: this.#input(request),
+        modelParameters: modelParameters(request.data),
+        level: "ERROR",
+        statusMessage: error,
+        metadata: { agent_lattice_run_id: run.runId, agent_lattice_turn: request.data.turn },
+      },
+      "generation",
+      date(request.time),
+    );
+    generation.end(date(time));
+  }
+
+  protected openCall(run: Run, use: ContextTraceEvent<"tool_use">, time: string): ObservationLike {
+    return this.#child(
+      run.node,
+      use.data.name,
+      { input: { input: use.data.input }, metadata: toolCallMetadata(use) },
+      "tool",
+      date(time),
+    );
+  }
+
+  protected endCall(
+    node: ObservationLike,
+    use: ContextTraceEvent<"tool_use">,
+    result: ToolResultData | undefined,
+    error: string | undefined,
+    time: string,
+  ): void {
+    node.update?.(result ? toolEnding(use, result, error) : { level: "ERROR", statusMessage: error });
+    node.end(date(time));
+  }
+
+  protected toolCall(
+    run: Run,
+    use: ContextTraceEvent<"tool_use">,
+    result: ToolResultData,
+    error: string | undefined,
+  ): void {
+    const tool = this.#child(
+      run.node,
+      use.data.name,
+      { input: { input: use.data.input }, ...toolEnding(use, result, error) },
+      "tool",
+      date(result.started_at),
+    );
+    tool.end(date(result.ended_at));
+  }
+
+  protected compaction(run: Run, event: ContextTraceEvent<"compaction">): void {
+    const generation = this.#child(
+      run.node,
+      "compaction",
+      {
+        input: { trigger: event.data.trigger, compacted_messages: event.data.compacted_messages },
+        output: { summary: event.data.summary },
+        usageDetails: usageDetails(event.data.usage),
+        metadata: { agent_lattice_run_id: run.runId },
+      },
+      "generation",
+      date(event.time),
+    );
+    generation.end(date(event.time));
+  }
+
+  protected traceEvent(run: Run, event: ContextTraceEvent): void {
+    // Event observations end themselves.
+    this.#child(
+      run.node,
+      event.type,
+      { input: event.data, metadata: { agent_lattice_run_id: run.runId, seq: event.seq } },
+      "event",
+      date(event.time),
+    );
+  }
+
+  protected endRun(
+    run: Run,
+    output: Record<string, unknown> | undefined,
+    error: string | undefined,
+    time: string,
+  ): void {
+    run.node.update?.({
+      ...(output ? { output } : {}),
+      ...(error ? { level: "ERROR", statusMessage: error } : {}),
+    });
+    run.node.end(date(time));
   }
 
   /**
@@ -236,153 +274,21 @@ export class LangfuseObservationMapper {
     }
     return parent.startObservation(name, attributes, { asType, startTime }) as ObservationLike;
   }
-
-  #generation(run: RunState, event: ContextTraceEvent<"assistant_message">): void {
-    const request = run.requests.get(event.data.turn);
-    run.requests.delete(event.data.turn);
-    const { data } = event;
-    const model = data.message.model ?? request?.data.model ?? "model";
-    const generation = this.#child(
-      run.observation,
-      model,
-      {
-        model,
-        ...(request ? { input: this.#input(request), modelParameters: modelParameters(request.data) } : {}),
-        output: generationOutput(data),
-        usageDetails: usageDetails(data.usage),
-        metadata: {
-          agent_lattice_run_id: run.runId,
-          agent_lattice_turn: data.turn,
-          stop_reason: data.stop_reason,
-          ...(data.message.providerResponseId
-            ? { provider_response_id: data.message.providerResponseId }
-            : {}),
-        },
-      },
-      "generation",
-      date(data.started_at),
-    );
-    generation.end(date(event.time));
-  }
-
-  #failRequest(run: RunState, turn: number, error: string, time: string): void {
-    const request = run.requests.get(turn);
-    if (!request) return;
-    run.requests.delete(turn);
-    const generation = this.#child(
-      run.observation,
-      request.data.model,
-      {
-        model: request.data.model,
-        input: this.#input(request),
-        modelParameters: modelParameters(request.data),
-        level: "ERROR",
-        statusMessage: error,
-        metadata: { agent_lattice_run_id: run.runId, agent_lattice_turn: turn },
-      },
-      "generation",
-      date(request.time),
-    );
-    generation.end(date(time));
-  }
-
-  #toolResult(run: RunState, event: ContextTraceEvent<"tool_result">): void {
-    const { data } = event;
-    const call = run.calls.get(data.tool_use_id);
-    run.calls.delete(data.tool_use_id);
-    const use: ContextTraceEvent<"tool_use"> = call?.use ?? {
-      ...event,
-      type: "tool_use",
-      data: { id: data.tool_use_id, name: data.name, input: undefined, turn: data.turn },
-    };
-    const ending = {
-      output: { content: data.content, is_error: data.is_error },
-      metadata: { ...toolMetadata(use), tool_kind: data.kind, duration_ms: data.duration_ms },
-      ...(data.is_error ? { level: "ERROR", statusMessage: contentText(data.content) || "tool error" } : {}),
-    };
-    if (call?.open) {
-      call.open.update?.(ending);
-      call.open.end(date(data.ended_at));
-      return;
-    }
-    const tool = this.#child(
-      run.observation,
-      use.data.name,
-      { input: { input: use.data.input }, ...ending },
-      "tool",
-      date(data.started_at),
-    );
-    tool.end(date(data.ended_at));
-  }
-
-  #compaction(run: RunState, event: ContextTraceEvent<"compaction">): void {
-    if (event.data.trigger === "recovery") {
-      for (const turn of [...run.requests.keys()]) {
-        this.#failRequest(
-          run,
-          turn,
-          "the context window was exceeded; history compacted and retried",
-          event.time,
-        );
-      }
-    }
-    const generation = this.#child(
-      run.observation,
-      "compaction",
-      {
-        input: { trigger: event.data.trigger, compacted_messages: event.data.compacted_messages },
-        output: { summary: event.data.summary },
-        usageDetails: usageDetails(event.data.usage),
-        metadata: { agent_lattice_run_id: run.runId },
-      },
-      "generation",
-      date(event.time),
-    );
-    generation.end(date(event.time));
-  }
-
-  #event(run: RunState, event: ContextTraceEvent): void {
-    // Event observations end themselves.
-    this.#child(
-      run.observation,
-      event.type,
-      { input: event.data, metadata: { agent_lattice_run_id: run.runId, seq: event.seq } },
-      "event",
-      date(event.time),
-    );
-  }
-
-  #end(
-    run: RunState,
-    output: Record<string, unknown> | undefined,
-    error: string | undefined,
-    time: string,
-  ): void {
-    this.#runs.delete(run.runId);
-    const leftover = error ?? "the run ended before this completed";
-    for (const turn of [...run.requests.keys()]) this.#failRequest(run, turn, leftover, time);
-    for (const call of run.calls.values()) {
-      if (!call.open) continue;
-      call.open.update?.({
-        level: "ERROR",
-        statusMessage: `the run ended before the call returned: ${leftover}`,
-      });
-      call.open.end(date(time));
-    }
-    run.calls.clear();
-    run.observation.update?.({
-      ...(output ? { output } : {}),
-      ...(error ? { level: "ERROR", statusMessage: error } : {}),
-    });
-    run.observation.end(date(time));
-  }
 }
 
-function toolMetadata(use: ContextTraceEvent<"tool_use">): Record<string, unknown> {
+/** A tool observation's closing attributes: its result, metadata, and level ERROR when the call failed. */
+function toolEnding(
+  use: ContextTraceEvent<"tool_use">,
+  result: ToolResultData,
+  error: string | undefined,
+): Record<string, unknown> {
   return {
-    agent_lattice_run_id: use.run_id,
-    agent_lattice_turn: use.data.turn,
-    tool_use_id: use.data.id,
-    tool_name: use.data.name,
+    output: { content: result.content, is_error: result.is_error },
+    metadata: { ...toolCallMetadata(use), tool_kind: result.kind, duration_ms: result.duration_ms },
+    ...(error === undefined ? {} : { level: "ERROR", statusMessage: error }),
   };
+}
+
+function date(iso: string): Date {
+  return new Date(traceTimeMs(iso));
 }

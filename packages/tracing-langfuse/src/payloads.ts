@@ -1,11 +1,5 @@
-import type {
-  AssistantMessageData,
-  ModelRequestData,
-  ResultData,
-  ToolResultContent,
-  TraceErrorData,
-  Usage,
-} from "@agent-lattice/core";
+import type { AssistantMessageData, ModelRequestData, Usage } from "@agent-lattice/core";
+import { requestMessages } from "@agent-lattice/core/internal";
 
 /**
  * Langfuse usage for an Anthropic-style turn: the buckets Langfuse's Anthropic model prices use — `input` (the
@@ -27,11 +21,10 @@ export function usageDetails(usage: Usage): Record<string, number> {
 
 /** A generation's input: the request as sent, with the system prompt as the first message. */
 export function generationInput(request: ModelRequestData): Record<string, unknown> {
-  const system = systemText(request.system);
   return {
     model: request.model,
     max_tokens: request.max_tokens,
-    messages: [...(system === undefined ? [] : [{ role: "system", content: system }]), ...request.messages],
+    messages: requestMessages(request),
     tools: request.tools,
   };
 }
@@ -48,43 +41,4 @@ export function modelParameters(request: ModelRequestData): Record<string, strin
 
 export function generationOutput(data: AssistantMessageData): Record<string, unknown> {
   return { message: data.message, stop_reason: data.stop_reason };
-}
-
-export function resultOutput(data: ResultData): Record<string, unknown> {
-  return {
-    subtype: data.subtype,
-    result: data.result,
-    ...(data.structuredResult !== undefined ? { structuredResult: data.structuredResult } : {}),
-    is_error: data.is_error,
-    usage: data.usage,
-    stop_reason: data.stop_reason,
-    num_turns: data.num_turns,
-    duration_ms: data.duration_ms,
-  };
-}
-
-export function resultError(data: ResultData): string | undefined {
-  if (!data.is_error) return undefined;
-  return data.error ? errorText(data.error) : data.subtype;
-}
-
-export function errorText(error: TraceErrorData): string {
-  const code = error.code ? ` [${error.code}]` : "";
-  const status = error.status ? ` (HTTP ${error.status})` : "";
-  return `${error.name}${code}${status}: ${error.message}`;
-}
-
-export function contentText(content: ToolResultContent): string {
-  if (typeof content === "string") return content;
-  return content.map(block => (block.type === "text" ? block.text : `[${block.type}]`)).join("");
-}
-
-function systemText(system: ModelRequestData["system"]): string | undefined {
-  if (system === undefined) return undefined;
-  return typeof system === "string" ? system : system.map(block => block.text).join("\n");
-}
-
-export function date(iso: string): Date {
-  const value = new Date(iso);
-  return Number.isNaN(value.getTime()) ? new Date() : value;
 }

@@ -2,11 +2,9 @@
 // ExportTraceServiceRequest, as OTLP/JSON (what @langfuse/otel's default OTLP/HTTP exporter sends) or as binary
 // protobuf (what an OTLP/proto exporter sends), optionally gzip-encoded. It decodes the spans and records them as
 // flat objects: ids in hex, attributes as plain values, times in milliseconds.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { gunzipSync } from "node:zlib";
+import { type ReceiverMode, send, startIngestServer } from "../../core/test/support/ingest-server.js";
 
-export type ReceiverMode = "ok" | "error500" | "stall";
+export type { ReceiverMode };
 
 export interface ReceivedSpan {
   traceId: string;
@@ -31,62 +29,33 @@ export interface OtlpReceiver {
 export const TRACES_PATH = "/api/public/otel/v1/traces";
 
 export async function startOtlpReceiver(mode: ReceiverMode = "ok"): Promise<OtlpReceiver> {
-  let current = mode;
   const spans: ReceivedSpan[] = [];
   const requests: OtlpReceiver["requests"] = [];
-  const stalled = new Set<ServerResponse>();
-  const server = createServer(async (req, res) => {
-    req.on("error", () => {});
-    res.on("error", () => {});
-    const path = new URL(req.url ?? "/", "http://receiver").pathname;
-    const contentType = String(req.headers["content-type"] ?? "");
-    requests.push({ path, contentType, authorization: req.headers.authorization });
-    const body = await readBody(req);
-    if (current === "stall") {
-      stalled.add(res);
-      return;
-    }
-    if (current === "error500")
-      return send(res, 500, "application/json", '{"message":"receiver configured to fail"}');
-    if (req.method !== "POST" || path !== TRACES_PATH) return send(res, 404, "application/json", "{}");
-    try {
-      spans.push(...(contentType.includes("protobuf") ? decodeProtobuf(body) : decodeJson(body)));
-      // An empty ExportTraceServiceResponse, in the request's encoding.
-      return contentType.includes("protobuf")
-        ? send(res, 200, "application/x-protobuf", Buffer.alloc(0))
-        : send(res, 200, "application/json", "{}");
-    } catch (error) {
-      return send(res, 400, "application/json", JSON.stringify({ message: String(error) }));
-    }
+  const contentTypeOf = (headers: { "content-type"?: string }) => String(headers["content-type"] ?? "");
+  const server = await startIngestServer({
+    mode,
+    failureBody: '{"message":"receiver configured to fail"}',
+    onRequest: ({ req, path }) =>
+      requests.push({
+        path,
+        contentType: contentTypeOf(req.headers),
+        authorization: req.headers.authorization,
+      }),
+    handle({ req, method, path, body }, res) {
+      if (method !== "POST" || path !== TRACES_PATH) return send(res, 404, "application/json", "{}");
+      const contentType = contentTypeOf(req.headers);
+      try {
+        spans.push(...(contentType.includes("protobuf") ? decodeProtobuf(body) : decodeJson(body)));
+        // An empty ExportTraceServiceResponse, in the request's encoding.
+        return contentType.includes("protobuf")
+          ? send(res, 200, "application/x-protobuf", Buffer.alloc(0))
+          : send(res, 200, "application/json", "{}");
+      } catch (error) {
+        return send(res, 400, "application/json", JSON.stringify({ message: String(error) }));
+      }
+    },
   });
-  await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    spans,
-    setMode(next) {
-      current = next;
-    },
-    async close() {
-      for (const res of stalled) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>(resolve => server.close(() => resolve()));
-    },
-  };
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const raw = Buffer.concat(chunks);
-  return req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
-}
-
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { "content-type": type });
-  res.end(body);
+  return { url: server.url, requests, spans, setMode: server.setMode, close: server.close };
 }
 
 // --- OTLP/JSON (proto3 JSON mapping; the JS exporter writes ids as hex and 64-bit times as strings) -------------

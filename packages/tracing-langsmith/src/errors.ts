@@ -1,4 +1,5 @@
 import { AgentLatticeError } from "@agent-lattice/core";
+import { DeliveryFailures } from "@agent-lattice/core/internal";
 
 /**
  * LangSmith did not accept trace data: a batch the client gave up on (an HTTP error after retries, a timeout,
@@ -22,55 +23,10 @@ export class LangSmithDeliveryError extends AgentLatticeError {
   }
 }
 
-/** Collects delivery failures until they are raised (once) by the failure policy. */
-export class FailureLog {
-  #lines: string[] = [];
-  #first: unknown;
-  #dropped = 0;
-
+/** Delivery failures of one tracer, raised (once) as a LangSmithDeliveryError by the failure policy. */
+export class FailureLog extends DeliveryFailures {
   /** `onAdd` sees each failure line as it is recorded (a worker forwards them to the tracer's thread). */
-  constructor(private readonly onAdd?: (line: string) => void) {}
-
-  add(what: string, error?: unknown): void {
-    const detail = error === undefined ? "" : `: ${describe(error)}`;
-    this.addLine(`${what}${detail}`, error);
-  }
-
-  addLine(line: string, error?: unknown): void {
-    this.onAdd?.(line);
-    if (this.#lines.length === 0) this.#first = error;
-    if (this.#lines.length >= 20) {
-      this.#dropped += 1;
-      return;
-    }
-    this.#lines.push(line);
-  }
-
-  get size(): number {
-    return this.#lines.length;
-  }
-
-  /** Throws (and forgets) the failures collected so far. */
-  throwIfAny(): void {
-    if (this.#lines.length === 0) return;
-    const lines = this.#dropped ? [...this.#lines, `${this.#dropped} more`] : this.#lines;
-    const cause = this.#first;
-    this.#lines = [];
-    this.#first = undefined;
-    this.#dropped = 0;
-    throw new LangSmithDeliveryError(lines, cause === undefined ? undefined : { cause });
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    const causeText = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : "";
-    return `${error.name === "Error" ? "" : `${error.name}: `}${error.message}${causeText}`;
-  }
-  try {
-    return String(error);
-  } catch {
-    return "unknown error";
+  constructor(onAdd?: (line: string) => void) {
+    super((lines, options) => new LangSmithDeliveryError(lines, options), onAdd);
   }
 }

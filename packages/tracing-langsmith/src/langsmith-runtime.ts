@@ -1,4 +1,5 @@
 import type { ContextTraceEvent } from "@agent-lattice/core";
+import { DeferredEvents } from "@agent-lattice/core/internal";
 import type { RunTree, RunTreeConfig } from "langsmith/run_trees";
 import { createDeliveryFetch } from "./delivery-fetch.js";
 import { FailureLog } from "./errors.js";
@@ -36,22 +37,9 @@ export function createLangSmithRuntime(
   const pending = new Set<Promise<void>>();
   const clients = new Set<DrainableClient>();
   let mapper: LangSmithRunMapper | undefined;
-  // Events wait here until the next turn of the event loop (and, at first, until the library has loaded).
-  let queue: ContextTraceEvent[] = [];
-  let scheduled = false;
-  const drain = () => {
-    scheduled = false;
-    if (!mapper) return; // still loading: the load handler drains
-    const events = queue;
-    queue = [];
-    for (const event of events) {
-      try {
-        mapper.handle(event);
-      } catch (error) {
-        failures.add(`the ${event.type} event could not be mapped`, error);
-      }
-    }
-  };
+  const events = new DeferredEvents((event, error) =>
+    failures.add(`the ${event.type} event could not be mapped`, error),
+  );
   // Whether any run was handed to langsmith since the last drain (an idle tracer's flush sends nothing).
   let handedOver = false;
 
@@ -103,17 +91,17 @@ export function createLangSmithRuntime(
           }
         },
       });
-      drain();
+      events.start(event => mapper?.handle(event));
     },
     error => {
-      queue = [];
+      events.discard();
       failures.add("langsmith could not be loaded (is the langsmith package installed?)", error);
     },
   );
 
   async function flush(): Promise<void> {
     await ready;
-    drain();
+    events.drain();
     while (pending.size) await Promise.all([...pending]);
     if (!handedOver) return;
     handedOver = false;
@@ -125,17 +113,13 @@ export function createLangSmithRuntime(
 
   return {
     failures,
-    push(events) {
-      queue.push(...events);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(drain);
-      }
+    push(batch) {
+      for (const event of batch) events.push(event);
     },
     flush,
     async close() {
       await ready;
-      drain();
+      events.drain();
       mapper?.endAll("the tracer was closed before the run ended");
       await flush();
     },

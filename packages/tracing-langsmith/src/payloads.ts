@@ -1,11 +1,5 @@
-import type {
-  AssistantMessageData,
-  ModelRequestData,
-  ResultData,
-  ToolResultContent,
-  TraceErrorData,
-  Usage,
-} from "@agent-lattice/core";
+import type { AssistantMessageData, ModelRequestData, Usage } from "@agent-lattice/core";
+import { requestMessages } from "@agent-lattice/core/internal";
 
 /**
  * What LangSmith reads from an llm run's usage: `usage_metadata` with `input_tokens`, `output_tokens`,
@@ -38,11 +32,10 @@ export function usageMetadata(usage: Usage): UsageMetadata {
 
 /** An llm run's inputs: the request as sent, with the system prompt as the first message (as LangSmith shows chats). */
 export function llmInputs(request: ModelRequestData): Record<string, unknown> {
-  const system = systemText(request.system);
   return {
     model: request.model,
     max_tokens: request.max_tokens,
-    messages: [...(system === undefined ? [] : [{ role: "system", content: system }]), ...request.messages],
+    messages: requestMessages(request),
     tools: request.tools,
     ...(request.thinking ? { thinking: request.thinking } : {}),
     ...(request.reasoning_effort ? { reasoning_effort: request.reasoning_effort } : {}),
@@ -56,44 +49,4 @@ export function llmOutputs(data: AssistantMessageData): Record<string, unknown> 
     stop_reason: data.stop_reason,
     usage_metadata: usageMetadata(data.usage),
   };
-}
-
-export function resultOutputs(data: ResultData): Record<string, unknown> {
-  return {
-    subtype: data.subtype,
-    result: data.result,
-    ...(data.structuredResult !== undefined ? { structuredResult: data.structuredResult } : {}),
-    is_error: data.is_error,
-    usage: data.usage,
-    stop_reason: data.stop_reason,
-    num_turns: data.num_turns,
-    duration_ms: data.duration_ms,
-  };
-}
-
-/** The error text of a failed result: its error, or its subtype when it carries none. */
-export function resultError(data: ResultData): string | undefined {
-  if (!data.is_error) return undefined;
-  return data.error ? errorText(data.error) : data.subtype;
-}
-
-export function errorText(error: TraceErrorData): string {
-  const code = error.code ? ` [${error.code}]` : "";
-  const status = error.status ? ` (HTTP ${error.status})` : "";
-  return `${error.name}${code}${status}: ${error.message}`;
-}
-
-export function contentText(content: ToolResultContent): string {
-  if (typeof content === "string") return content;
-  return content.map(block => (block.type === "text" ? block.text : `[${block.type}]`)).join("");
-}
-
-function systemText(system: ModelRequestData["system"]): string | undefined {
-  if (system === undefined) return undefined;
-  return typeof system === "string" ? system : system.map(block => block.text).join("\n");
-}
-
-export function ms(iso: string): number {
-  const value = Date.parse(iso);
-  return Number.isNaN(value) ? Date.now() : value;
 }

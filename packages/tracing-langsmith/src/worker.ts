@@ -11,9 +11,6 @@ const port = parentPort;
 if (!port)
   throw new Error("@agent-lattice/tracing-langsmith/worker runs only as the tracer's worker thread.");
 const post = (message: FromWorker) => port.postMessage(message);
-// The delivery fetch holds each batch's body to retry it, so have langsmith build bodies whole rather than as
-// streams of per-part streams (web streams are costly in Node). This thread's environment is its own copy.
-process.env.LANGSMITH_DISABLE_MULTIPART_STREAMING ??= "true";
 lowerThisThreadsPriority();
 const runtime = createLangSmithRuntime(workerData as WorkerOptions, line => post({ type: "failure", line }));
 const decoder = new HistoryDecoder();
