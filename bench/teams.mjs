@@ -9,7 +9,7 @@
 //     and bootstrap interval. Target: median wall ratio ≤ 1.05.
 // PARTS=sqlite or PARTS=fanout runs one half.
 import { fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,9 +70,13 @@ async function singleClaimer(dir, run) {
   }
   const done = performance.now();
   const cpu2 = cpuMicros();
+  // The WAL's size at the end: SQLite's automatic checkpoint keeps it near 1,000 pages (4 MB) when the mailbox's
+  // writes reach it; without checkpoints it would hold every page written (≈ 8 per message).
+  const walBytes = statSync(`${join(dir, `single-${run}.db`)}-wal`).size;
   db.close();
   return {
     journalMode: mailbox.journalMode,
+    walBytes,
     sendPerSecond: Math.round(MESSAGES / ((sent - start) / 1000)),
     claimCompletePerSecond: Math.round(MESSAGES / ((done - sent) / 1000)),
     sendClaimCompletePerSecond: Math.round(MESSAGES / ((done - start) / 1000)),
@@ -90,6 +94,7 @@ async function singleClaimerRuns(dir) {
   for (let run = 0; run < REPEATS; run++) runs.push(await singleClaimer(dir, run));
   return {
     journalMode: runs[0].journalMode,
+    walMegabytesAtEnd: +(Math.max(...runs.map(r => r.walBytes)) / 1e6).toFixed(1),
     runs: runs.length,
     sendClaimCompletePerSecond: spread(runs.map(r => r.sendClaimCompletePerSecond)),
     sendPerSecond: spread(runs.map(r => r.sendPerSecond)),

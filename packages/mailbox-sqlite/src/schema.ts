@@ -62,6 +62,25 @@ const MIGRATIONS: Array<(t: MailboxTables) => string> = [
     CREATE INDEX ${t.messages}_pending ON ${t.messages} (to_mailbox, seq) WHERE status = 'pending';
     CREATE INDEX ${t.messages}_processing ON ${t.messages} (to_mailbox, seq) WHERE status = 'processing';
   `,
+  // Version 3. One partial index of the open (pending and processing) messages replaces version 2's two, keyed
+  // (recipient, status DESC, order): a mailbox's processing messages sort just before its pending ones, so a claim —
+  // which takes the first pending message and makes it processing — moves its entry to the neighbouring position,
+  // on the same index page, instead of from one index to another (a page fewer in the WAL per claim). Queries name it
+  // with an equality on status, each still a seek that reads in order. (The OR, not IN: SQLite uses a partial index
+  // only when the query implies its WHERE clause, and `status = 'pending'` implies this one.)
+  // The row's `history` changes form too. Version 2 kept a JSON array of [from, to, at, claimToken, owner] entries,
+  // rewritten through json_insert() at every transition (SQLite parses and re-serialises the whole log in each
+  // write). Now each transition appends its entry as text — `,[to,at]`, or `,[to,at,claimToken,owner]` for a claim —
+  // with `||`: no JSON work in SQL, and a row a third smaller (the send is the row's created_at, `from` the previous
+  // entry's `to`, and a settle's claim the claim before it). Rows written before keep their array, and new entries
+  // follow it; the reader (transitionsOf in sqlite-mailbox.ts) reads both, so the upgrade rewrites no row. A process
+  // still running an older release refuses the file (SQLiteMailboxSchemaError) instead of misreading it.
+  t => `
+    DROP INDEX IF EXISTS ${t.messages}_pending;
+    DROP INDEX IF EXISTS ${t.messages}_processing;
+    CREATE INDEX ${t.messages}_open ON ${t.messages} (to_mailbox, status DESC, seq)
+      WHERE status = 'pending' OR status = 'processing';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

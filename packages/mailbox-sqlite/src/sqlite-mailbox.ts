@@ -87,8 +87,10 @@ interface ValidNewMessage extends NewTeamMessage {
   metadataJson: string;
 }
 
-/** One entry of a row's transition log: [from, to, at, claimToken, owner]. */
+/** An entry of a version-1/2 row's transition log (a JSON array of them): [from, to, at, claimToken, owner]. */
 type LoggedTransition = [TeamMessageStatus | null, TeamMessageStatus, number, string | null, string | null];
+/** An entry appended from schema version 3 on: [to, at], or [to, at, claimToken, owner] for a claim. */
+type AppendedTransition = [TeamMessageStatus, number, string?, string?];
 
 let processOwner: string | undefined;
 
@@ -185,85 +187,99 @@ export function createSQLiteMailbox(
   const t = tablesFor(prefix);
   const storeId = migrate(db, t, inTransaction);
   const idPattern = new RegExp(`^msg_${storeId}_(\\d+)$`);
+  const idPrefix = `msg_${storeId}_`;
+  const workItemPrefix = `wi_${storeId}_`;
+  const threadPrefix = `th_${storeId}_`;
   /** The row number a message id of this store embeds (undefined for a foreign or malformed id). */
   const seqOf = (messageId: string): number | undefined => {
     const match = typeof messageId === "string" ? idPattern.exec(messageId) : null;
     return match ? Number(match[1]) : undefined;
   };
 
-  // Open-message queries name their partial index (INDEXED BY): left to itself, the planner may prefer the full
-  // (recipient, order) index and walk a mailbox's whole settled history to find its first pending message.
+  // Open-message queries name the partial index of open messages (INDEXED BY), always with an equality on status,
+  // so each is a seek on (recipient, status) that reads in order.
   // Every operation on the hot path is ONE statement, prepared here once: a statement that writes is its own
   // transaction in SQLite (autocommit takes the write lock before it reads, waiting up to busy_timeout), so a claim —
   // find the oldest claimable message, mark it processing — is a single atomic UPDATE … RETURNING, and a settle is a
   // single UPDATE guarded by the claim token. Only a settle that also sends messages opens an explicit transaction.
-  // The transition log is appended in SQL (`status` in SET is the row's old value), so no row is read back first.
+  // The transition log is appended as text (`history || ?`, the entry built here: see schema.ts, version 3), so no
+  // row is read back first and SQLite does no JSON work.
   // A write returns only what its caller does not know already (status, times, claim and outcome it set itself):
   // every column read back is a string converted into the JavaScript heap.
   const payload = `seq, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, metadata, created_at, attempts`;
   const cols = `seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, claimed_by, lease_expires_at, outcome`;
-  const logTransition =
-    "history = json_insert(history, '$[#]', json_array(status, ?, ?, claim_token, claimed_by))";
-  const takeSet = `status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?, history = json_insert(history, '$[#]', json_array(status, 'processing', ?, ?, ?))`;
-  const live = `SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_processing WHERE other.to_mailbox = ? AND other.status = 'processing' AND other.lease_expires_at > ?`;
+  const takeSet = `status = 'processing', claimed_by = ?, claim_token = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?, history = history || ?`;
+  const settleSql = `UPDATE ${t.messages} SET history = history || ?, status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
+       WHERE seq = ? AND status = 'processing' AND claim_token = ?`;
   const sql = {
-    // seq is the next row number, computed in the same statement; the id embeds it.
+    // seq is the next row number, computed in the same statement; the id embeds it, and so do the work item and
+    // thread ids the message starts (when it joins none): unique wherever message ids are, with no random number.
     insert: db.prepare(
       `INSERT INTO ${t.messages} (seq, id, work_item_id, thread_id, parent_message_id, from_mailbox, to_mailbox, kind, content, status, metadata, created_at, updated_at, attempts, history)
-       SELECT next, ? || next, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, ? FROM (SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages})
-       RETURNING seq`,
+       SELECT next, ? || next, IFNULL(?, ? || next), IFNULL(?, ? || next), ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 0, '' FROM (SELECT IFNULL(MAX(seq), 0) + 1 AS next FROM ${t.messages})`,
     ),
+    // For drivers whose run() does not report them (better-sqlite3's and node:sqlite's do).
+    lastRowid: db.prepare("SELECT last_insert_rowid() AS n"),
+    changes: db.prepare("SELECT changes() AS n"),
     bySeq: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE seq = ?`),
     parentOf: db.prepare(`SELECT work_item_id, thread_id FROM ${t.messages} WHERE seq = ?`),
     inboxAll: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? ORDER BY seq LIMIT ?`),
     inboxPending: db.prepare(
-      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT ?`,
     ),
     inboxProcessing: db.prepare(
-      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing' ORDER BY seq LIMIT ?`,
+      `SELECT ${cols} FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing' ORDER BY seq LIMIT ?`,
     ),
     inboxSettled: db.prepare(
       `SELECT ${cols} FROM ${t.messages} WHERE to_mailbox = ? AND status = ? ORDER BY seq LIMIT ?`,
     ),
     thread: db.prepare(`SELECT ${cols} FROM ${t.messages} WHERE thread_id = ? ORDER BY seq`),
     // The oldest claimable message — the oldest pending one or a processing one whose lease expired — unless one
-    // is processing under a live lease (members work serially). Each branch is a seek on the partial index.
+    // is processing under a live lease (members work serially). One pass over the mailbox's processing messages
+    // (normally none or one) answers both "is one live?" and "the oldest expired one", one seek to the mailbox's
+    // pending entries of the same index finds the oldest pending one; NULL (no row updated) when one is live or there
+    // is nothing.
     claimNext: db.prepare(
       `UPDATE ${t.messages} SET ${takeSet}
-       WHERE seq = (SELECT MIN(seq) FROM (
-           SELECT seq FROM (SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1)
-           UNION ALL
-           SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing' AND IFNULL(lease_expires_at, 0) <= ?))
-         AND NOT EXISTS (${live})
+       WHERE seq = (SELECT IIF(p.live, NULL, MIN(IFNULL(p.first, q.first), IFNULL(q.first, p.first))) FROM
+           (SELECT MAX(IFNULL(lease_expires_at, 0) > ?) AS live, MIN(seq) AS first FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing') AS p,
+           (SELECT (SELECT seq FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending' ORDER BY seq LIMIT 1) AS first) AS q)
        RETURNING ${payload}`,
     ),
     claim: db.prepare(
       `UPDATE ${t.messages} SET ${takeSet}
        WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND IFNULL(lease_expires_at, 0) <= ?))
-         AND NOT EXISTS (SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_processing WHERE other.to_mailbox = ${t.messages}.to_mailbox AND other.status = 'processing' AND other.lease_expires_at > ? AND other.seq <> ${t.messages}.seq)
+         AND NOT EXISTS (SELECT 1 FROM ${t.messages} AS other INDEXED BY ${t.messages}_open WHERE other.to_mailbox = ${t.messages}.to_mailbox AND other.status = 'processing' AND other.lease_expires_at > ? AND other.seq <> ${t.messages}.seq)
        RETURNING ${payload}`,
     ),
     renew: db.prepare(
       `UPDATE ${t.messages} SET lease_expires_at = ?, updated_at = ? WHERE seq = ? AND status = 'processing' AND claim_token = ? RETURNING seq`,
     ),
     // Settle (complete, fail) and release: only the claim's holder. Cancel: a pending message, or the holder.
-    settle: db.prepare(
-      `UPDATE ${t.messages} SET ${logTransition}, status = ?, outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
-       WHERE seq = ? AND status = 'processing' AND claim_token = ? RETURNING ${payload}`,
-    ),
+    settle: db.prepare(`${settleSql} RETURNING ${payload}`),
+    // The same for a claim this object handed out: it knows the message already (see `handedOut`).
+    settleKnown: db.prepare(settleSql),
     cancel: db.prepare(
-      `UPDATE ${t.messages} SET ${logTransition}, status = 'cancelled', outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
+      `UPDATE ${t.messages} SET history = history || ?, status = 'cancelled', outcome = ?, claimed_by = NULL, claim_token = NULL, lease_expires_at = NULL, updated_at = ?
        WHERE seq = ? AND (status = 'pending' OR (status = 'processing' AND claim_token = ?)) RETURNING ${payload}`,
     ),
-    history: db.prepare(`SELECT id, history FROM ${t.messages} WHERE seq = ?`),
+    history: db.prepare(`SELECT id, created_at, history FROM ${t.messages} WHERE seq = ?`),
     dataVersion: db.prepare("PRAGMA data_version"),
-    // What a watcher cares about in one mailbox, from the partial indexes alone: pending and processing counts, the newest.
+    // What a watcher cares about in one mailbox, from the partial index alone: pending and processing counts, the newest.
     fingerprint: db.prepare(
-      `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_pending WHERE to_mailbox = ? AND status = 'pending'
+      `SELECT COUNT(*) AS n, MAX(seq) AS top FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'pending'
        UNION ALL
-       SELECT COUNT(*), MAX(seq) FROM ${t.messages} INDEXED BY ${t.messages}_processing WHERE to_mailbox = ? AND status = 'processing'`,
+       SELECT COUNT(*), MAX(seq) FROM ${t.messages} INDEXED BY ${t.messages}_open WHERE to_mailbox = ? AND status = 'processing'`,
     ),
   } satisfies Record<string, SQLiteStatementLike>;
+  // A write without RETURNING (SQLite builds a temporary table for the rows a RETURNING clause returns, at every
+  // run): what it did, from run()'s result.
+  const changed = (result: unknown): boolean =>
+    Number((result as { changes?: unknown })?.changes ?? (sql.changes.get() as { n: number }).n) > 0;
+  const insertedRow = (result: unknown): number =>
+    Number(
+      (result as { lastInsertRowid?: unknown })?.lastInsertRowid ?? (sql.lastRowid.get() as { n: number }).n,
+    );
 
   const hub = hubFor(db, prefix);
   /** This mailbox object's open watches (close() ends them). */
@@ -311,36 +327,41 @@ export function createSQLiteMailbox(
 
   const insert = (input: ValidNewMessage, now: number): TeamMessage => {
     const kind = input.kind ?? "message";
+    // undefined: the message starts its own work item or thread, whose id the insert derives from the row number.
     let workItemId = input.workItemId;
     let threadId = input.threadId;
-    if (workItemId === undefined || threadId === undefined) {
-      const parentSeq = input.parentMessageId ? seqOf(input.parentMessageId) : undefined;
+    if ((workItemId === undefined || threadId === undefined) && input.parentMessageId) {
+      const parentSeq = seqOf(input.parentMessageId);
       const parent =
         parentSeq === undefined
           ? undefined
           : (sql.parentOf.get(parentSeq) as { work_item_id: string; thread_id: string } | undefined);
-      const answers = kind === "reply" || kind === "followup";
-      workItemId ??= answers && parent ? parent.work_item_id : `wi_${randomUUID()}`;
-      threadId ??= parent?.thread_id ?? `th_${randomUUID()}`;
+      if (parent) {
+        if (kind === "reply" || kind === "followup") workItemId ??= parent.work_item_id;
+        threadId ??= parent.thread_id;
+      }
     }
-    const { seq } = sql.insert.get(
-      `msg_${storeId}_`,
-      workItemId,
-      threadId,
-      input.parentMessageId ?? null,
-      input.from,
-      input.to,
-      kind,
-      input.content,
-      input.metadataJson,
-      now,
-      now,
-      `[[null,"pending",${now},null,null]]`,
-    ) as { seq: number };
+    const seq = insertedRow(
+      sql.insert.run(
+        idPrefix,
+        workItemId ?? null,
+        workItemPrefix,
+        threadId ?? null,
+        threadPrefix,
+        input.parentMessageId ?? null,
+        input.from,
+        input.to,
+        kind,
+        input.content,
+        input.metadataJson,
+        now,
+        now,
+      ),
+    );
     return {
-      id: `msg_${storeId}_${seq}`,
-      workItemId,
-      threadId,
+      id: idPrefix + seq,
+      workItemId: workItemId ?? workItemPrefix + seq,
+      threadId: threadId ?? threadPrefix + seq,
       ...(input.parentMessageId ? { parentMessageId: input.parentMessageId } : {}),
       from: input.from,
       to: input.to,
@@ -362,7 +383,7 @@ export function createSQLiteMailbox(
     outcome: string | null,
   ): TeamMessage => {
     const message: TeamMessage = {
-      id: `msg_${storeId}_${row.seq}`,
+      id: idPrefix + row.seq,
       workItemId: row.work_item_id,
       threadId: row.thread_id,
       ...(row.parent_message_id ? { parentMessageId: row.parent_message_id } : {}),
@@ -380,22 +401,51 @@ export function createSQLiteMailbox(
     return message;
   };
 
+  /**
+   * The claims this object handed out and has not seen end, by token: every column a settle returns is one no
+   * write changes after the claim (the message's content and addressing never change, and only a new claim — a new
+   * token — counts an attempt), so the settle of a claim found here returns just its row number instead of reading
+   * the message back into JavaScript. A claim not found (another connection's, or one pushed out of this bounded
+   * map) is settled the same way and read back.
+   */
+  const handedOut = new Map<string, Payload>();
+  const HANDED_OUT_LIMIT = 1024;
+
   const claimed = (
     row: Payload | undefined,
     owner: string,
     token: string,
     now: number,
     leaseMs: number,
-  ): ClaimedTeamMessage | undefined =>
-    row
-      ? {
-          ...written(row, "processing", now, null),
-          status: "processing",
-          claimedBy: owner,
-          leaseExpiresAt: now + leaseMs,
-          claimToken: token,
-        }
-      : undefined;
+  ): ClaimedTeamMessage | undefined => {
+    if (!row) return undefined;
+    if (handedOut.size >= HANDED_OUT_LIMIT) handedOut.delete(handedOut.keys().next().value!);
+    handedOut.set(token, row);
+    const message = written(row, "processing", now, null) as ClaimedTeamMessage;
+    message.claimedBy = owner;
+    message.leaseExpiresAt = now + leaseMs;
+    message.claimToken = token;
+    return message;
+  };
+
+  /** Ends a claim (settle or release): the message as the write left it, or undefined when the claim was not live. */
+  const endClaim = (
+    seq: number,
+    claimToken: string,
+    status: "completed" | "failed" | "pending",
+    outcome: string | null,
+    now: number,
+  ): TeamMessage | undefined => {
+    const entry = `,["${status}",${now}]`;
+    const known = handedOut.get(claimToken);
+    if (known !== undefined) handedOut.delete(claimToken); // a token ends once, whether or not it was still live
+    const row = (
+      known?.seq === seq
+        ? changed(sql.settleKnown.run(entry, status, outcome, now, seq, claimToken)) && known
+        : first(sql.settle, entry, status, outcome, now, seq, claimToken)
+    ) as Payload | undefined;
+    return row && written(row, status, now, outcome);
+  };
 
   const settle = (
     messageId: string,
@@ -408,10 +458,7 @@ export function createSQLiteMailbox(
     const seq = seqOf(messageId);
     if (seq === undefined || typeof claimToken !== "string") return undefined;
     const outcome = options?.outcome ? JSON.stringify(options.outcome) : null;
-    const finish = (now: number) => {
-      const row = sql.settle.get(status, now, status, outcome, now, seq, claimToken) as Payload | undefined;
-      return row && written(row, status, now, outcome);
-    };
+    const finish = (now: number) => endClaim(seq, claimToken, status, outcome, now);
     let result: SettledTeamMessage | undefined;
     if (!sends.length) {
       // One statement, one transaction.
@@ -473,19 +520,16 @@ export function createSQLiteMailbox(
       const token = randomUUID();
       const now = Date.now();
       return claimed(
-        sql.claimNext.get(
+        first(
+          sql.claimNext,
           owner,
           token,
           now + leaseMs,
           now,
-          now,
-          token,
-          owner,
-          mailboxId,
-          mailboxId,
+          claimEntry(now, token, owner),
           now,
           mailboxId,
-          now,
+          mailboxId,
         ) as Payload | undefined,
         owner,
         token,
@@ -501,7 +545,7 @@ export function createSQLiteMailbox(
       const token = randomUUID();
       const now = Date.now();
       return claimed(
-        sql.claim.get(owner, token, now + leaseMs, now, now, token, owner, seq, now, now) as
+        first(sql.claim, owner, token, now + leaseMs, now, claimEntry(now, token, owner), seq, now, now) as
           | Payload
           | undefined,
         owner,
@@ -515,7 +559,7 @@ export function createSQLiteMailbox(
       const seq = seqOf(messageId);
       if (seq === undefined || typeof claimToken !== "string") return false;
       const now = Date.now();
-      return sql.renew.get(now + ms, now, seq, claimToken) !== undefined;
+      return first(sql.renew, now + ms, now, seq, claimToken) !== undefined;
     },
     async complete(messageId, claimToken, settleOptions) {
       return settle(messageId, claimToken, "completed", settleOptions);
@@ -526,13 +570,8 @@ export function createSQLiteMailbox(
     async release(messageId, claimToken) {
       const seq = seqOf(messageId);
       if (seq === undefined || typeof claimToken !== "string") return undefined;
-      const now = Date.now();
-      const row = sql.settle.get("pending", now, "pending", null, now, seq, claimToken) as
-        | Payload
-        | undefined;
-      if (!row) return undefined;
-      const released = written(row, "pending", now, null);
-      hub.notify(released.to);
+      const released = endClaim(seq, claimToken, "pending", null, Date.now());
+      if (released) hub.notify(released.to);
       return released;
     },
     async cancel(messageId, cancelOptions) {
@@ -541,9 +580,15 @@ export function createSQLiteMailbox(
       if (seq === undefined) return undefined;
       const now = Date.now();
       const outcome = cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null;
-      const row = sql.cancel.get("cancelled", now, outcome, now, seq, cancelOptions?.claimToken ?? null) as
-        | Payload
-        | undefined;
+      if (cancelOptions?.claimToken) handedOut.delete(cancelOptions.claimToken);
+      const row = first(
+        sql.cancel,
+        `,["cancelled",${now}]`,
+        outcome,
+        now,
+        seq,
+        cancelOptions?.claimToken ?? null,
+      ) as Payload | undefined;
       if (!row) return undefined;
       const cancelled = written(row, "cancelled", now, outcome);
       hub.notify(cancelled.to);
@@ -552,14 +597,10 @@ export function createSQLiteMailbox(
     async transitions(messageId) {
       const seq = seqOf(messageId);
       const found =
-        seq === undefined ? undefined : (sql.history.get(seq) as { id: string; history: string } | undefined);
-      if (!found) return [];
-      return (JSON.parse(found.history) as LoggedTransition[]).map(([from, to, at, claimToken, owner]) => {
-        const transition: TeamMessageTransition = { messageId: found.id, from, to, at };
-        if (claimToken) transition.claimToken = claimToken;
-        if (owner) transition.owner = owner;
-        return transition;
-      });
+        seq === undefined
+          ? undefined
+          : (sql.history.get(seq) as { id: string; created_at: number; history: string } | undefined);
+      return found ? transitionsOf(found.id, found.created_at, found.history) : [];
     },
     async watch(mailboxIds, watchOptions) {
       if (!Array.isArray(mailboxIds) || mailboxIds.some(id => typeof id !== "string")) {
@@ -707,6 +748,63 @@ function validateNew(input: NewTeamMessage): ValidNewMessage {
     }
   }
   return { ...input, metadataJson };
+}
+
+/**
+ * Runs a statement that writes and returns its first row. Through all(), not get(): get() resets the statement after
+ * its first row, and SQLite runs the WAL's automatic checkpoint only when a statement steps to its end — writes
+ * made through get() never checkpoint, and the WAL file grows without bound (700 MB per 20,000 messages).
+ */
+function first(statement: SQLiteStatementLike, ...params: unknown[]): unknown {
+  return statement.all(...params)[0];
+}
+
+/** A claim's entry of the transition log (schema version 3): what a later settle of the same claim refers back to. */
+function claimEntry(now: number, token: string, owner: string): string {
+  return `,["processing",${now},${JSON.stringify(token)},${JSON.stringify(owner)}]`;
+}
+
+/**
+ * A row's transition log as the port reports it. Rows written by schema version 1 or 2 begin with their JSON array
+ * of full entries; entries appended since version 3 are `,[to,at]` or `,[to,at,claimToken,owner]` (see schema.ts):
+ * the send is the row's creation, `from` the previous `to`, and a transition out of processing settles the claim
+ * before it, whose token and owner it reports.
+ */
+function transitionsOf(messageId: string, createdAt: number, history: string): TeamMessageTransition[] {
+  const entries = JSON.parse(`[${history.startsWith(",") ? history.slice(1) : history}]`) as Array<
+    LoggedTransition[] | AppendedTransition
+  >;
+  const log: TeamMessageTransition[] = [];
+  let claim: { token: string | null; owner: string | null } | undefined;
+  const add = (
+    from: TeamMessageStatus | null,
+    to: TeamMessageStatus,
+    at: number,
+    token: string | null,
+    owner: string | null,
+  ) => {
+    const transition: TeamMessageTransition = { messageId, from, to, at };
+    if (token) transition.claimToken = token;
+    if (owner) transition.owner = owner;
+    log.push(transition);
+    claim = to === "processing" ? { token, owner } : undefined;
+  };
+  let rest = entries;
+  const head = entries[0];
+  if (Array.isArray(head) && (head.length === 0 || Array.isArray(head[0]))) {
+    for (const [from, to, at, token, owner] of head as LoggedTransition[]) add(from, to, at, token, owner);
+    rest = entries.slice(1);
+  } else {
+    add(null, "pending", createdAt, null, null);
+  }
+  for (const entry of rest as AppendedTransition[]) {
+    const [to, at, token, owner] = entry;
+    const from = log.at(-1)?.to ?? null;
+    if (token !== undefined) add(from, to, at, token, owner ?? null);
+    else if (from === "processing" && claim) add(from, to, at, claim.token, claim.owner);
+    else add(from, to, at, null, null);
+  }
+  return log;
 }
 
 /** A stored JSON object, parsed into a fresh copy (the empty one, the common case, without the parser). */

@@ -15,6 +15,7 @@ import {
 } from "@agent-lattice/testing";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { createSQLiteMailbox } from "../src/index.js";
 
 const SCRIPT = fileURLToPath(new URL("./fixtures/durable-team.mjs", import.meta.url));
 const TASKS = [
@@ -110,7 +111,7 @@ describe("SQLite mailbox durability across SIGKILL (T12)", () => {
 
         await runNode([SCRIPT, "drain", file, server.url]);
 
-        const db = new Database(file, { readonly: true });
+        const db = new Database(file);
         const delegations = db
           .prepare(
             "SELECT id, to_mailbox, content, status, attempts FROM team_mailbox_messages WHERE kind = 'delegation' ORDER BY seq",
@@ -122,23 +123,23 @@ describe("SQLite mailbox durability across SIGKILL (T12)", () => {
           status: string;
           attempts: number;
         }>;
-        // Each row carries its own transition log: [from, to, at, claimToken, owner].
+        // Each message's transition log, as the mailbox reports it.
+        const reader = createSQLiteMailbox({ database: db });
         const transitions = (
-          db.prepare("SELECT id, history FROM team_mailbox_messages").all() as Array<{
-            id: string;
-            history: string;
-          }>
-        ).flatMap(({ id, history }) =>
-          (JSON.parse(history) as Array<[string | null, string, number, string | null, string | null]>).map(
-            ([from_status, to_status, at, , owner]) => ({
-              message_id: id,
-              from_status,
-              to_status,
-              at,
-              owner,
-            }),
-          ),
-        );
+          await Promise.all(
+            (db.prepare("SELECT id FROM team_mailbox_messages").all() as Array<{ id: string }>).map(
+              ({ id }) => reader.transitions(id),
+            ),
+          )
+        )
+          .flat()
+          .map(({ messageId, from, to, at, owner }) => ({
+            message_id: messageId,
+            from_status: from,
+            to_status: to,
+            at,
+            owner,
+          }));
         const replies = db
           .prepare("SELECT parent_message_id FROM team_mailbox_messages WHERE kind = 'reply'")
           .all() as Array<{ parent_message_id: string }>;
