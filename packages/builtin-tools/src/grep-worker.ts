@@ -1,4 +1,6 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+// node:worker_threads is loaded when the first worker starts (process.getBuiltinModule): loading it costs
+// several milliseconds, which every `import "agent-lattice"` would pay otherwise.
 
 /**
  * Grep's regular expressions run in a worker thread with a deadline. JavaScript's RegExp backtracks: a pattern
@@ -121,7 +123,8 @@ const idle: Worker[] = [];
 let nextJobId = 1;
 
 function acquire(): Worker {
-  const worker = idle.pop() ?? new Worker(WORKER_SOURCE, { eval: true });
+  const worker =
+    idle.pop() ?? new (process.getBuiltinModule("node:worker_threads").Worker)(WORKER_SOURCE, { eval: true });
   worker.ref();
   return worker;
 }

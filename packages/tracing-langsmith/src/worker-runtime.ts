@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
+// node:worker_threads is loaded when the first worker starts (process.getBuiltinModule): loading it costs
+// several milliseconds, which every `import "agent-lattice"` would pay otherwise.
 import type { ContextTraceEvent } from "@agent-lattice/core";
 import { HistoryEncoder } from "./history-refs.js";
 import type { FromWorker, ToWorker, WorkerOptions } from "./worker-protocol.js";
@@ -27,6 +28,7 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
   );
   const path = join(root, "dist", "worker.js");
   if (!existsSync(path)) throw new Error(`${path} is missing (the package is not built)`);
+  const { Worker } = process.getBuiltinModule("node:worker_threads");
   const worker = new Worker(path, { workerData: options, execArgv: withoutConditions(process.execArgv) });
   worker.unref();
   let batch: ContextTraceEvent[] = [];

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+// node:child_process is loaded on first use (process.getBuiltinModule): loading it costs several milliseconds,
+// which every `import "agent-lattice"` would pay before its first request otherwise.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /**
@@ -53,7 +54,7 @@ export function shell(): string {
 export function runCommand(request: RunRequest): Promise<RunResult> {
   const started = Date.now();
   const argv = [...(request.prefix ?? []), shell(), "-c", request.command];
-  const child = spawn(argv[0]!, argv.slice(1), {
+  const child = process.getBuiltinModule("node:child_process").spawn(argv[0]!, argv.slice(1), {
     cwd: request.cwd,
     env: request.env,
     detached: true,

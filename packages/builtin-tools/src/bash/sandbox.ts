@@ -1,4 +1,7 @@
-import { spawn, spawnSync } from "node:child_process";
+// node:child_process is loaded on first use (process.getBuiltinModule): loading it costs several milliseconds,
+// which every `import "agent-lattice"` would pay before its first request otherwise.
+const childProcess = () => process.getBuiltinModule("node:child_process");
+
 import { statSync } from "node:fs";
 
 /**
@@ -73,7 +76,10 @@ function interpret(result: {
 /** Whether bwrap exists and can create its namespaces here, with the real flags (checked once per process). */
 export function bubblewrapStatus(): SandboxStatus {
   probe ??= interpret(
-    spawnSync("bwrap", [...BASE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], { encoding: "utf8", timeout: 5000 }),
+    childProcess().spawnSync("bwrap", [...BASE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], {
+      encoding: "utf8",
+      timeout: 5000,
+    }),
   );
   return probe;
 }
@@ -82,7 +88,7 @@ export function bubblewrapStatus(): SandboxStatus {
 export function probeBubblewrap(): Promise<SandboxStatus> {
   if (probe) return Promise.resolve(probe);
   probing ??= new Promise<SandboxStatus>(resolve => {
-    const child = spawn("bwrap", [...BASE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], {
+    const child = childProcess().spawn("bwrap", [...BASE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
