@@ -381,25 +381,17 @@ export function createSQLiteMailbox(
     status: TeamMessageStatus,
     now: number,
     outcome: string | null,
-  ): TeamMessage => {
-    const message: TeamMessage = {
+  ): TeamMessage =>
+    toMessage({
+      ...row,
       id: idPrefix + row.seq,
-      workItemId: row.work_item_id,
-      threadId: row.thread_id,
-      ...(row.parent_message_id ? { parentMessageId: row.parent_message_id } : {}),
-      from: row.from_mailbox,
-      to: row.to_mailbox,
-      kind: row.kind,
-      content: row.content,
       status,
-      metadata: parseObject(row.metadata),
-      createdAt: row.created_at,
-      updatedAt: now,
-      attempts: row.attempts,
-    };
-    if (outcome) message.outcome = JSON.parse(outcome);
-    return message;
-  };
+      updated_at: now,
+      outcome,
+      // A claim's holder and lease are set by the claim itself (claimed()), not read back.
+      claimed_by: null,
+      lease_expires_at: null,
+    });
 
   /**
    * The claims this object handed out and has not seen end, by token: every column a settle returns is one no
