@@ -1,8 +1,8 @@
+import { statSync } from "node:fs";
+
 // node:child_process is loaded on first use (process.getBuiltinModule): loading it costs several milliseconds,
 // which every `import "agent-lattice"` would pay before its first request otherwise.
 const childProcess = () => process.getBuiltinModule("node:child_process");
-
-import { statSync } from "node:fs";
 
 /**
  * The OS sandbox that enforces Bash's write boundary: bubblewrap (`bwrap`). Each command runs with
