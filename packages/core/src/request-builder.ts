@@ -80,11 +80,21 @@ function cacheMarkerFor(runtime: AgentRuntime, options: QueryOptions<any>): Cach
   return toCacheControl(options.promptCaching ?? runtime.promptCaching);
 }
 
+/**
+ * Wire forms of stored assistant messages. History messages are never mutated in place (a change replaces the
+ * message), so each is converted once, not on every later turn of a long loop.
+ */
+const wireForms = new WeakMap<ModelMessage, ModelMessage>();
+
 /** Provider metadata (providerResponseId, model) stays in our history but is not part of the wire format. */
 function toWireMessage(message: ModelMessage): ModelMessage {
   if (message.role !== "assistant") return message;
-  const { providerResponseId, model, pendingBatch, ...wire } = message as AssistantModelMessage;
-  return providerResponseId === undefined && model === undefined && pendingBatch === undefined
-    ? message
-    : wire;
+  let wire = wireForms.get(message);
+  if (!wire) {
+    const { providerResponseId, model, pendingBatch, ...rest } = message as AssistantModelMessage;
+    wire =
+      providerResponseId === undefined && model === undefined && pendingBatch === undefined ? message : rest;
+    wireForms.set(message, wire);
+  }
+  return wire;
 }
