@@ -26,7 +26,7 @@ export async function buildModelRequest(
   timeoutMs?: number,
 ): Promise<ModelRequest> {
   // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
-  await runtime.tools.refresh();
+  if (runtime.tools.hasSources) await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"];
@@ -43,14 +43,17 @@ export async function buildModelRequest(
       ? [runtime.tools.system, extraSystem].filter(Boolean).join("\n\n")
       : runtime.tools.system;
   }
-  const shaped = await runtime.hooks?.onModelRequest?.({
-    messages,
-    system,
-    tools,
-    turn,
-    model: runtime.model,
-    context: options.context,
-  });
+  const onModelRequest = runtime.hooks?.onModelRequest;
+  const shaped = onModelRequest
+    ? await onModelRequest.call(runtime.hooks, {
+        messages,
+        system,
+        tools,
+        turn,
+        model: runtime.model,
+        context: options.context,
+      })
+    : undefined;
   if (shaped) {
     messages = shaped.messages ?? messages;
     system = shaped.system ?? system;
