@@ -115,7 +115,10 @@ export function createMemoryMailbox(): TeamMailbox {
   };
   const indexOf = (mailboxId: string): MailboxIndex => {
     let index = byMailbox.get(mailboxId);
-    if (!index) byMailbox.set(mailboxId, (index = new MailboxIndex()));
+    if (!index) {
+      index = new MailboxIndex();
+      byMailbox.set(mailboxId, index);
+    }
     return index;
   };
 
