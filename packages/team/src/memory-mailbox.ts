@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { InvalidOptionError } from "@agent-lattice/core";
+import { copyJsonValue, toJsonValue } from "./json-value.js";
 import {
   type ClaimedTeamMessage,
   type ClaimOptions,
@@ -19,9 +20,68 @@ import {
 import { createNotifiableWatch, type NotifiableMailboxWatch } from "./mailbox-watch.js";
 import { processOwner } from "./owner.js";
 
-interface Stored {
-  message: TeamMessage;
-  claimToken?: string;
+/**
+ * One stored message. The mailbox changes it in place; callers only ever see copies (view()), so nothing they hold
+ * reaches the store. Every field exists on every entry (one object shape, cheap to read).
+ */
+class Entry {
+  readonly id: string;
+  readonly workItemId: string;
+  readonly threadId: string;
+  readonly parentMessageId: string | undefined;
+  readonly from: string;
+  readonly to: string;
+  readonly kind: TeamMessageKind;
+  readonly content: string;
+  /** Plain JSON (normalised at send), never handed out: view() copies it. */
+  readonly metadata: Record<string, unknown>;
+  readonly createdAt: number;
+  status: TeamMessageStatus = "pending";
+  updatedAt: number;
+  attempts = 0;
+  claimedBy: string | undefined = undefined;
+  leaseExpiresAt: number | undefined = undefined;
+  claimToken: string | undefined = undefined;
+  /** Plain JSON once terminal (see assertOutcome / toJsonValue). */
+  outcome: TeamMessageOutcome | undefined = undefined;
+  readonly transitions: TeamMessageTransition[] = [];
+
+  constructor(input: ValidNewMessage, now: number, parent: Entry | undefined) {
+    const answers = input.kind === "reply" || input.kind === "followup";
+    this.id = `msg_${randomUUID()}`;
+    this.workItemId = input.workItemId ?? (answers && parent ? parent.workItemId : `wi_${randomUUID()}`);
+    this.threadId = input.threadId ?? parent?.threadId ?? `th_${randomUUID()}`;
+    this.parentMessageId = input.parentMessageId || undefined;
+    this.from = input.from;
+    this.to = input.to;
+    this.kind = input.kind;
+    this.content = input.content;
+    this.metadata = input.metadata;
+    this.createdAt = now;
+    this.updatedAt = now;
+  }
+}
+
+/** A recipient mailbox's messages, oldest first, and what its claims need to know without scanning them all. */
+class MailboxIndex {
+  readonly all: Entry[] = [];
+  /** Every message before this index is terminal: claims start looking here. */
+  head = 0;
+  /** Its messages in status processing (live or expired leases): "is the member busy?" looks only at these. */
+  readonly processing = new Set<Entry>();
+
+  /** The oldest message that is not terminal. */
+  firstOpen(): Entry | undefined {
+    while (this.head < this.all.length && TERMINAL_STATUSES.has(this.all[this.head]!.status)) this.head += 1;
+    return this.all[this.head];
+  }
+
+  /** A member works serially: while one of its messages is processing under a live lease, nothing else is claimed. */
+  busy(now: number, except?: Entry): boolean {
+    for (const entry of this.processing)
+      if (entry !== except && (entry.leaseExpiresAt ?? 0) > now) return true;
+    return false;
+  }
 }
 
 const KINDS: ReadonlySet<TeamMessageKind> = new Set(["delegation", "message", "reply", "followup"]);
@@ -38,95 +98,82 @@ const STATUSES: ReadonlySet<string> = new Set([
  * A TeamMailbox in this process's memory: fast, atomic (JavaScript runs one call at a time), gone when the process
  * exits. The right mailbox for one-process teams and tests; use createSQLiteMailbox() when accepted work must
  * survive a crash.
+ *
+ * Costs: send, claim, settle, get and transitions are O(1) (claimNext too, amortised: it skips settled messages
+ * once); inbox() is O(messages of that mailbox) and thread() O(messages of that thread). Every returned message
+ * is the caller's own copy.
  */
 export function createMemoryMailbox(): TeamMailbox {
-  const byId = new Map<string, Stored>();
-  /** Every message per recipient mailbox, oldest first (inbox()). */
-  const byMailbox = new Map<string, Stored[]>();
-  /** The unsettled ones per mailbox, oldest first: claims scan only these. */
-  const openByMailbox = new Map<string, Stored[]>();
-  const log = new Map<string, TeamMessageTransition[]>();
+  const byId = new Map<string, Entry>();
+  const byMailbox = new Map<string, MailboxIndex>();
+  const byThread = new Map<string, Entry[]>();
   /** Open watches per mailbox id: a change wakes them in-process (watch()). */
   const watchers = new Map<string, Set<NotifiableMailboxWatch>>();
   const changed = (mailboxId: string) => {
-    for (const watch of watchers.get(mailboxId) ?? []) watch.notify();
+    const set = watchers.get(mailboxId);
+    if (set) for (const watch of set) watch.notify();
+  };
+  const indexOf = (mailboxId: string): MailboxIndex => {
+    let index = byMailbox.get(mailboxId);
+    if (!index) {
+      index = new MailboxIndex();
+      byMailbox.set(mailboxId, index);
+    }
+    return index;
   };
 
   const record = (
-    id: string,
+    entry: Entry,
     from: TeamMessageStatus | null,
     to: TeamMessageStatus,
     at: number,
     claim?: { token: string; owner: string | undefined },
   ) => {
-    const entry: TeamMessageTransition = { messageId: id, from, to, at };
+    const transition: TeamMessageTransition = { messageId: entry.id, from, to, at };
     if (claim) {
-      entry.claimToken = claim.token;
-      if (claim.owner) entry.owner = claim.owner;
+      transition.claimToken = claim.token;
+      if (claim.owner) transition.owner = claim.owner;
     }
-    log.get(id)?.push(entry);
+    entry.transitions.push(transition);
   };
 
-  const insert = (input: NewTeamMessage, now: number): TeamMessage => {
-    const message = buildMessage(input, now, id => byId.get(id)?.message);
-    const stored: Stored = { message };
-    byId.set(message.id, stored);
-    for (const index of [byMailbox, openByMailbox]) {
-      const list = index.get(message.to) ?? [];
-      list.push(stored);
-      index.set(message.to, list);
-    }
-    log.set(message.id, []);
-    record(message.id, null, "pending", now);
-    changed(message.to);
-    return message;
+  const insert = (input: ValidNewMessage, now: number): Entry => {
+    const parent = input.parentMessageId ? byId.get(input.parentMessageId) : undefined;
+    const entry = new Entry(input, now, parent);
+    byId.set(entry.id, entry);
+    indexOf(entry.to).all.push(entry);
+    const thread = byThread.get(entry.threadId);
+    if (thread) thread.push(entry);
+    else byThread.set(entry.threadId, [entry]);
+    record(entry, null, "pending", now);
+    changed(entry.to);
+    return entry;
   };
 
-  /** The mailbox's unsettled messages, oldest first; settled ones are dropped as they are met (cheap scans). */
-  const live = (mailboxId: string): Stored[] => {
-    const list = openByMailbox.get(mailboxId);
-    if (!list) return [];
-    let write = 0;
-    for (const stored of list) if (!TERMINAL_STATUSES.has(stored.message.status)) list[write++] = stored;
-    list.length = write;
-    return list;
-  };
+  const claimable = (entry: Entry, now: number) =>
+    entry.status === "pending" || (entry.status === "processing" && (entry.leaseExpiresAt ?? 0) <= now);
 
-  /** A member works serially: while one message of its mailbox is processing under a live lease, nothing else is claimed. */
-  const busy = (list: Stored[], now: number, except?: Stored) =>
-    list.some(
-      stored =>
-        stored !== except &&
-        stored.message.status === "processing" &&
-        (stored.message.leaseExpiresAt ?? 0) > now,
-    );
-
-  const claimable = (stored: Stored, now: number) =>
-    stored.message.status === "pending" ||
-    (stored.message.status === "processing" && (stored.message.leaseExpiresAt ?? 0) <= now);
-
-  const take = (stored: Stored, options: ClaimOptions | undefined, now: number): ClaimedTeamMessage => {
-    const leaseMs = leaseOf(options);
+  const take = (entry: Entry, leaseMs: number, options: ClaimOptions | undefined, now: number) => {
     const owner = options?.owner ?? processOwner();
     const token = randomUUID();
-    const previous = stored.message.status;
-    stored.claimToken = token;
-    stored.message = {
-      ...stored.message,
-      status: "processing",
-      claimedBy: owner,
-      leaseExpiresAt: now + leaseMs,
-      attempts: stored.message.attempts + 1,
-      updatedAt: now,
-    };
-    record(stored.message.id, previous, "processing", now, { token, owner });
-    return { ...copy(stored.message), claimToken: token } as ClaimedTeamMessage;
+    const previous = entry.status;
+    entry.claimToken = token;
+    entry.status = "processing";
+    entry.claimedBy = owner;
+    entry.leaseExpiresAt = now + leaseMs;
+    entry.attempts += 1;
+    entry.updatedAt = now;
+    indexOf(entry.to).processing.add(entry);
+    record(entry, previous, "processing", now, { token, owner });
+    const claimed = view(entry) as ClaimedTeamMessage;
+    claimed.claimToken = token;
+    return claimed;
   };
 
   // An expired lease is lost only once someone reclaims it (a new token); until then the holder may still settle.
-  const held = (messageId: string, claimToken: string): Stored | undefined => {
-    const stored = byId.get(messageId);
-    return stored?.message.status === "processing" && stored.claimToken === claimToken ? stored : undefined;
+  const held = (messageId: string, claimToken: string): Entry | undefined => {
+    const entry = byId.get(messageId);
+    return entry?.status === "processing" && entry.claimToken === claimToken ? entry : undefined;
   };
 
   const settle = (
@@ -136,82 +183,81 @@ export function createMemoryMailbox(): TeamMailbox {
     options: SettleOptions | undefined,
   ): SettledTeamMessage | undefined => {
     const now = Date.now();
-    const stored = held(messageId, claimToken);
-    if (!stored) return undefined;
+    const entry = held(messageId, claimToken);
+    if (!entry) return undefined;
     // Validate everything before changing anything: a bad follow-up must not leave a half-settled message.
-    const pending = (options?.send ?? []).map(input => validateNew(input));
-    assertOutcome(options?.outcome);
-    finish(stored, status, options?.outcome, now);
-    const sent = pending.map(input => copy(insert(input, now)));
-    return { message: copy(stored.message), sent };
+    const pending = options?.send?.length ? options.send.map(validateNew) : [];
+    const outcome = storedOutcome(options?.outcome);
+    finish(entry, status, outcome, now);
+    const sent = pending.map(input => view(insert(input, now)));
+    return { message: view(entry), sent };
   };
 
   const finish = (
-    stored: Stored,
+    entry: Entry,
     status: TeamMessageStatus,
     outcome: TeamMessageOutcome | undefined,
     now: number,
   ) => {
-    const previous = stored.message.status;
-    const token = stored.claimToken;
-    const { claimedBy, leaseExpiresAt: _lease, ...rest } = stored.message;
-    stored.message = {
-      ...rest,
-      status,
-      updatedAt: now,
-      ...(outcome ? { outcome: jsonOutcome(outcome) } : {}),
-    };
-    stored.claimToken = undefined;
-    record(stored.message.id, previous, status, now, token ? { token, owner: claimedBy } : undefined);
-    changed(stored.message.to);
+    const previous = entry.status;
+    const token = entry.claimToken;
+    const owner = entry.claimedBy;
+    entry.status = status;
+    entry.updatedAt = now;
+    entry.claimedBy = undefined;
+    entry.leaseExpiresAt = undefined;
+    entry.claimToken = undefined;
+    if (outcome) entry.outcome = outcome;
+    byMailbox.get(entry.to)?.processing.delete(entry);
+    record(entry, previous, status, now, token ? { token, owner } : undefined);
+    changed(entry.to);
   };
 
   return {
     async send(input) {
-      return copy(insert(validateNew(input), Date.now()));
+      return view(insert(validateNew(input), Date.now()));
     },
     async get(messageId) {
-      const stored = byId.get(messageId);
-      return stored ? copy(stored.message) : undefined;
+      const entry = byId.get(messageId);
+      return entry ? view(entry) : undefined;
     },
     async inbox(mailboxId, options) {
       const { status, limit } = inboxOptions(options);
       const out: TeamMessage[] = [];
-      for (const stored of byMailbox.get(mailboxId) ?? []) {
-        if (status !== "all" && stored.message.status !== status) continue;
-        out.push(copy(stored.message));
+      for (const entry of byMailbox.get(mailboxId)?.all ?? []) {
+        if (status !== "all" && entry.status !== status) continue;
+        out.push(view(entry));
         if (out.length === limit) break;
       }
       return out;
     },
     async thread(threadId) {
-      const out: TeamMessage[] = [];
-      for (const stored of byId.values())
-        if (stored.message.threadId === threadId) out.push(copy(stored.message));
-      return out;
+      return (byThread.get(threadId) ?? []).map(view);
     },
     async claimNext(mailboxId, options) {
       const now = Date.now();
-      leaseOf(options);
-      const list = live(mailboxId);
-      if (busy(list, now)) return undefined;
-      const next = list.find(stored => claimable(stored, now));
-      return next ? take(next, options, now) : undefined;
+      const leaseMs = leaseOf(options);
+      const index = byMailbox.get(mailboxId);
+      // Not busy means every processing message of the mailbox has an expired lease: the oldest open one is claimable.
+      if (!index || index.busy(now)) return undefined;
+      const next = index.firstOpen();
+      return next ? take(next, leaseMs, options, now) : undefined;
     },
     async claim(messageId, options) {
       const now = Date.now();
-      leaseOf(options);
-      const stored = byId.get(messageId);
-      if (!stored || !claimable(stored, now)) return undefined;
-      if (busy(live(stored.message.to), now, stored)) return undefined;
-      return take(stored, options, now);
+      const leaseMs = leaseOf(options);
+      const entry = byId.get(messageId);
+      if (!entry || !claimable(entry, now)) return undefined;
+      if (indexOf(entry.to).busy(now, entry)) return undefined;
+      return take(entry, leaseMs, options, now);
     },
     async renew(messageId, claimToken, leaseMs) {
       const now = Date.now();
-      const stored = held(messageId, claimToken);
-      if (!stored) return false;
+      const entry = held(messageId, claimToken);
+      if (!entry) return false;
       const ms = leaseOf({ leaseMs: leaseMs ?? DEFAULT_LEASE_MS });
-      stored.message = { ...stored.message, leaseExpiresAt: now + ms, updatedAt: now };
+      entry.leaseExpiresAt = now + ms;
+      entry.updatedAt = now;
       return true;
     },
     async complete(messageId, claimToken, options) {
@@ -222,24 +268,24 @@ export function createMemoryMailbox(): TeamMailbox {
     },
     async release(messageId, claimToken) {
       const now = Date.now();
-      const stored = held(messageId, claimToken);
-      if (!stored) return undefined;
-      finish(stored, "pending", undefined, now);
-      return copy(stored.message);
+      const entry = held(messageId, claimToken);
+      if (!entry) return undefined;
+      finish(entry, "pending", undefined, now);
+      return view(entry);
     },
     async cancel(messageId, options) {
       const now = Date.now();
-      const stored = byId.get(messageId);
-      if (!stored) return undefined;
+      const entry = byId.get(messageId);
+      if (!entry) return undefined;
       assertOutcome(options?.outcome);
-      const { status } = stored.message;
-      if (status === "processing" ? stored.claimToken !== options?.claimToken : status !== "pending")
+      const { status } = entry;
+      if (status === "processing" ? entry.claimToken !== options?.claimToken : status !== "pending")
         return undefined;
-      finish(stored, "cancelled", options?.outcome, now);
-      return copy(stored.message);
+      finish(entry, "cancelled", storedOutcome(options?.outcome), now);
+      return view(entry);
     },
     async transitions(messageId) {
-      return (log.get(messageId) ?? []).map(entry => ({ ...entry }));
+      return (byId.get(messageId)?.transitions ?? []).map(transition => ({ ...transition }));
     },
     async watch(mailboxIds, options) {
       const ids = [...new Set(mailboxIds)];
@@ -265,24 +311,46 @@ export function createMemoryMailbox(): TeamMailbox {
 }
 
 /**
- * A caller's copy of a stored message: callers may change what they get without touching the store. Messages are
- * replaced, never mutated, by the mailbox, and everything nested in them is plain JSON (metadata is normalised
- * through JSON at send; outcomes are copied the same way when stored), so a JSON-value copy is exact — and several
- * times cheaper than structuredClone(), which runs every message through V8's serializer.
+ * The caller's copy of a stored message: callers may change what they get without touching the store. Keys come in
+ * the order every earlier version of this mailbox produced (optional ones only when set).
  */
-function copy(message: TeamMessage): TeamMessage {
-  const out = { ...message, metadata: copyJson(message.metadata) as Record<string, unknown> };
-  if (message.outcome) out.outcome = copyJson(message.outcome) as TeamMessageOutcome;
-  return out;
-}
-
-/** Deep copy of a JSON value (objects, arrays, primitives). */
-function copyJson(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyJson((value as Record<string, unknown>)[key]);
-  return out;
+function view(entry: Entry): TeamMessage {
+  const metadata = copyJsonValue(entry.metadata);
+  const message: TeamMessage =
+    entry.parentMessageId === undefined
+      ? {
+          id: entry.id,
+          workItemId: entry.workItemId,
+          threadId: entry.threadId,
+          from: entry.from,
+          to: entry.to,
+          kind: entry.kind,
+          content: entry.content,
+          status: entry.status,
+          metadata,
+          createdAt: entry.createdAt,
+          updatedAt: entry.updatedAt,
+          attempts: entry.attempts,
+        }
+      : {
+          id: entry.id,
+          workItemId: entry.workItemId,
+          threadId: entry.threadId,
+          parentMessageId: entry.parentMessageId,
+          from: entry.from,
+          to: entry.to,
+          kind: entry.kind,
+          content: entry.content,
+          status: entry.status,
+          metadata,
+          createdAt: entry.createdAt,
+          updatedAt: entry.updatedAt,
+          attempts: entry.attempts,
+        };
+  if (entry.claimedBy !== undefined) message.claimedBy = entry.claimedBy;
+  if (entry.leaseExpiresAt !== undefined) message.leaseExpiresAt = entry.leaseExpiresAt;
+  if (entry.outcome) message.outcome = copyJsonValue(entry.outcome);
+  return message;
 }
 
 function leaseOf(options: ClaimOptions | undefined): number {
@@ -309,9 +377,10 @@ function inboxOptions(options: InboxOptions | undefined): { status: string; limi
   return { status, limit };
 }
 
-/** The outcome as stored: its JSON form, like every other store keeps it (a copy the caller cannot reach). */
-function jsonOutcome(outcome: TeamMessageOutcome): TeamMessageOutcome {
-  return JSON.parse(JSON.stringify(outcome));
+/** The outcome as stored: checked, then its JSON form, like every other store keeps it (a copy the caller cannot reach). */
+function storedOutcome(outcome: TeamMessageOutcome | undefined): TeamMessageOutcome | undefined {
+  assertOutcome(outcome);
+  return outcome === undefined ? undefined : (toJsonValue(outcome) as TeamMessageOutcome);
 }
 
 function assertOutcome(outcome: TeamMessageOutcome | undefined): void {
@@ -321,8 +390,11 @@ function assertOutcome(outcome: TeamMessageOutcome | undefined): void {
     throw new InvalidOptionError("outcome.content must be a string.");
 }
 
+/** A checked new message: its kind defaulted and its metadata normalised to plain JSON (the store's own copy). */
+type ValidNewMessage = NewTeamMessage & { kind: TeamMessageKind; metadata: Record<string, unknown> };
+
 /** Checks a new message; throws InvalidOptionError naming what is wrong. Returns a normalised copy. */
-export function validateNew(input: NewTeamMessage): NewTeamMessage {
+export function validateNew(input: NewTeamMessage): ValidNewMessage {
   if (!input || typeof input !== "object") throw new InvalidOptionError("send(): expected a message object.");
   for (const key of ["from", "to"] as const) {
     if (typeof input[key] !== "string" || input[key].trim() === "") {
@@ -343,36 +415,10 @@ export function validateNew(input: NewTeamMessage): NewTeamMessage {
       throw new InvalidOptionError("send(): metadata must be a plain object.");
     }
     try {
-      metadata = JSON.parse(JSON.stringify(input.metadata));
+      metadata = toJsonValue(input.metadata) as Record<string, unknown>;
     } catch (error) {
       throw new InvalidOptionError(`send(): metadata must be JSON-serialisable: ${String(error)}`);
     }
   }
-  return { ...input, metadata };
-}
-
-function buildMessage(
-  input: NewTeamMessage,
-  now: number,
-  lookup: (id: string) => TeamMessage | undefined,
-): TeamMessage {
-  const id = `msg_${randomUUID()}`;
-  const parent = input.parentMessageId ? lookup(input.parentMessageId) : undefined;
-  const kind = input.kind ?? "message";
-  const answers = kind === "reply" || kind === "followup";
-  return {
-    id,
-    workItemId: input.workItemId ?? (answers && parent ? parent.workItemId : `wi_${randomUUID()}`),
-    threadId: input.threadId ?? parent?.threadId ?? `th_${randomUUID()}`,
-    ...(input.parentMessageId ? { parentMessageId: input.parentMessageId } : {}),
-    from: input.from,
-    to: input.to,
-    kind,
-    content: input.content,
-    status: "pending",
-    metadata: input.metadata ?? {},
-    createdAt: now,
-    updatedAt: now,
-    attempts: 0,
-  };
+  return { ...input, kind: input.kind ?? "message", metadata };
 }

@@ -14,6 +14,7 @@ import { addUsage, EventChannel, emptyUsage, type RunTrace } from "@agent-lattic
 import type { TeamMessage } from "./mailbox.js";
 import { withMailboxContext } from "./mailbox-context.js";
 import { awaitRemoteWork } from "./remote-work.js";
+import { sharedController } from "./shared-signal.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
 import { TeamEvents } from "./team-context.js";
 import {
@@ -48,7 +49,7 @@ interface Queued {
 export class TeamRun implements QueryRuntime {
   readonly events: TeamEvents;
   readonly #controller = new AbortController();
-  readonly #interrupt = new AbortController();
+  readonly #interrupt = sharedController();
   readonly signal: AbortSignal;
   #queued: Queued[] = [];
   readonly #inflight = new Set<Promise<unknown>>();

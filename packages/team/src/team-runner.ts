@@ -18,6 +18,7 @@ import { TeamError } from "./errors.js";
 import { DEFAULT_LEASE_MS, type TeamMessage } from "./mailbox.js";
 import { processOwner } from "./owner.js";
 import { WorkScheduler } from "./scheduler.js";
+import { sharedController } from "./shared-signal.js";
 import type { TeamContext } from "./team-context.js";
 import { TeamEvents } from "./team-context.js";
 import { type ObserveHandler, TeamRun } from "./team-run.js";
@@ -312,7 +313,7 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
     const emit = async (event: SDKMessage) => {
       await onEvent?.(event);
     };
-    const interrupted = new AbortController().signal;
+    const interrupted = sharedController().signal;
     const result: TeamDrainResult = {
       rounds: 0,
       processed: 0,

@@ -6,6 +6,7 @@ import { DEFAULT_LEASE_MS, missingMailboxMethods, type TeamMailbox, type TeamMes
 import { openMailboxWatch } from "./mailbox-watch.js";
 import { processOwner } from "./owner.js";
 import { WorkScheduler } from "./scheduler.js";
+import { sharedController } from "./shared-signal.js";
 import { assertDistinctMembers, buildTeamContext, isTeamMember, resolveMembers, type Team } from "./team.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
 import { TeamEvents } from "./team-context.js";
@@ -107,7 +108,7 @@ export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWor
   const stop = options.signal ?? new AbortController().signal;
   const onError = options.onError ?? ((error: unknown) => console.warn("runTeamWorker():", error));
   const release = new AbortController();
-  const never = new AbortController().signal;
+  const never = sharedController().signal;
   const trace = new RunTrace(options.tracer ? [options.tracer] : [], {
     sessionId: team.sessionId,
     source: team.name,

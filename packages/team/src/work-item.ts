@@ -12,6 +12,7 @@ import type {
 } from "@agent-lattice/core";
 import { AbortError } from "@agent-lattice/core";
 import { isAgentSpec, messageOf, runDelegatedChild } from "@agent-lattice/core/internal";
+import { whenAborted } from "./abort-fanout.js";
 import type {
   ClaimedTeamMessage,
   NewTeamMessage,
@@ -98,18 +99,21 @@ export interface WorkItemOutcome {
  * upstream, or cancelled — streaming team events as it goes.
  */
 export async function runWorkItem(input: WorkItemInput): Promise<WorkItemOutcome> {
-  const stop = AbortSignal.any([input.signal, input.interrupted]);
+  // The item stops waiting when the run stops or is interrupted. Most items never wait (a free mailbox, a free
+  // slot, a claim that succeeds at once), so the signals are combined only for a wait that needs one signal.
+  const stops = [input.signal, input.interrupted] as const;
+  const stopped = () => input.signal.aborted || input.interrupted.aborted;
   let release: (() => void) | undefined;
   try {
-    release = await input.settings.scheduler.acquire(input.member.mailboxId, stop);
+    release = await input.settings.scheduler.acquire(input.member.mailboxId, stops);
   } catch {
     return cancelUnstarted(input);
   }
   try {
-    if (stop.aborted) return await cancelUnstarted(input);
-    const claimed = await claimWhenFree(input, stop);
+    if (stopped()) return await cancelUnstarted(input);
+    const claimed = await claimWhenFree(input, stops);
     if (!claimed) {
-      if (stop.aborted) return await cancelUnstarted(input);
+      if (stopped()) return await cancelUnstarted(input);
       if (!input.message) return emptyOutcome("none");
       const current = await input.team.mailbox.get(input.message.id);
       return {
@@ -130,19 +134,21 @@ export async function runWorkItem(input: WorkItemInput): Promise<WorkItemOutcome
  * Claims the item's message. A known message that is still pending but cannot be claimed yet is waiting for its
  * mailbox: another process is running that member's current message (members work serially across processes too),
  * so the claim is retried whenever the mailbox changes (watch(), or polling for mailboxes without it) until it
- * succeeds, the message is taken or settled elsewhere, or the run stops.
+ * succeeds, the message is taken or settled elsewhere, or the run stops (any of `stops` aborts).
  */
 async function claimWhenFree(
   input: WorkItemInput,
-  stop: AbortSignal,
+  stops: readonly AbortSignal[],
 ): Promise<ClaimedTeamMessage | undefined> {
   let watch: TeamMailboxWatch | undefined;
+  let stop: AbortSignal | undefined;
   try {
     while (true) {
       const claimed = await input.claim();
-      if (claimed || !input.message || stop.aborted) return claimed;
+      if (claimed || !input.message || stops.some(signal => signal.aborted)) return claimed;
       const current = await input.team.mailbox.get(input.message.id);
       if (current?.status !== "pending") return undefined;
+      stop ??= AbortSignal.any([...stops]);
       if (!watch) {
         // Watch first, then check again: a change between the check above and the watch's start is not missed.
         watch = await openMailboxWatch(input.team.mailbox, [input.member.mailboxId], { signal: stop });
@@ -195,13 +201,21 @@ export async function runClaimedWorkItem(
 
 async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Promise<WorkItemOutcome> {
   const { team, member, settings, events } = input;
-  const lease = new AbortController();
+  // The member's signal: aborted when the run stops (with the run's reason) or when the claim is lost. One
+  // controller and a callback on the run's shared abort listener rather than AbortSignal.any() over a lease
+  // controller: this runs for every item.
+  const memberStop = new AbortController();
+  const lease = { lost: false };
+  const stopOnRunAbort = whenAborted([input.signal], () => memberStop.abort(input.signal.reason));
   const heartbeat = setInterval(
     () => {
       team.mailbox.renew(claimed.id, claimed.claimToken, settings.leaseMs).then(
         held => {
-          if (!held)
-            lease.abort(new AbortError("The mailbox claim was lost (its lease expired and was reclaimed)."));
+          if (held || lease.lost) return;
+          lease.lost = true;
+          memberStop.abort(
+            new AbortError("The mailbox claim was lost (its lease expired and was reclaimed)."),
+          );
         },
         () => {}, // a failed renewal is retried at the next beat; the lease covers several beats
       );
@@ -221,7 +235,7 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
     emit: input.emit,
   };
   const { target, spawned } = memberTarget(member, work);
-  const signal = AbortSignal.any([input.signal, lease.signal]);
+  const signal = memberStop.signal;
   const started = { message_id: claimed.id, work_item_id: claimed.workItemId, thread_id: claimed.threadId };
   await events.agent(
     { subtype: "started", agent: member.name, mailbox: member.mailboxId, ...started },
@@ -285,16 +299,11 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
     isError = true;
   } finally {
     clearInterval(heartbeat);
+    stopOnRunAbort();
     await spawned?.close().catch(() => {});
   }
 
-  const settled = await settle(input, claimed, work, {
-    result,
-    content,
-    isError,
-    lease: lease.signal,
-    usage,
-  });
+  const settled = await settle(input, claimed, work, { result, content, isError, lease, usage });
   const status = settled.status;
   await events.agent(
     {
@@ -314,7 +323,8 @@ interface RunEnd {
   result: SDKResultMessage | undefined;
   content: string;
   isError: boolean;
-  lease: AbortSignal;
+  /** Whether the claim was lost (a renewal found it reclaimed); read when settling. */
+  lease: { readonly lost: boolean };
   /** What the member's run spent: carried upstream in the reply's metadata (a lead in another process adds it). */
   usage: ReportedUsage | undefined;
 }
@@ -330,7 +340,7 @@ async function settle(
   const token = claimed.claimToken;
   const subtype = end.result?.subtype;
   const runAborted = input.signal.aborted;
-  const memberAborted = !runAborted && subtype === "error_abort" && !end.lease.aborted;
+  const memberAborted = !runAborted && subtype === "error_abort" && !end.lease.lost;
   const interrupted = input.interrupted.aborted || subtype === "interrupted";
 
   if (input.release?.aborted) {
@@ -347,7 +357,7 @@ async function settle(
     };
   }
 
-  if (end.lease.aborted && !runAborted) {
+  if (end.lease.lost && !runAborted) {
     return {
       message: await mailbox.get(claimed.id),
       status: "lost",

@@ -220,6 +220,54 @@ describe("bounded concurrency (T5)", () => {
     expect(told.indexOf("m1 done after 200ms")).toBeLessThan(told.indexOf("m1 done after 20ms"));
   });
 
+  it("twelve items on one run, waiting or running, stop together on abort — with no listener warnings", async () => {
+    // Work items listen to the run's abort through one shared listener (not one each, which Node flags past ten).
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const names = Array.from({ length: 12 }, (_, i) => `m${i}`);
+      for (const maxConcurrentWorkItems of [1, 12]) {
+        const controller = new AbortController();
+        let started = 0;
+        const server = await teamMock({
+          lead: [turn(names.map(name => handoff(name, `task for ${name}`)))],
+          ...Object.fromEntries(
+            names.map(name => [
+              name,
+              [
+                () => {
+                  started += 1;
+                  // Abort once the first member (serial) or every member (concurrent) is running.
+                  if (started === (maxConcurrentWorkItems === 1 ? 1 : names.length))
+                    setTimeout(() => controller.abort(), 20);
+                  return textTurn("too late", { delayMs: 5_000 });
+                },
+              ],
+            ]),
+          ),
+        });
+        const team = createTeam({
+          name: "wide",
+          lead: mockAgent(server, "lead"),
+          members: names.map(name => teamMember({ name, role: "executor", agent: mockAgent(server, name) })),
+          runner: { maxConcurrentWorkItems },
+        });
+        const events = await collect(team.query("Go.", { signal: controller.signal }));
+        expect(events.at(-1)).toMatchObject({ type: "result", subtype: "error_abort" });
+        expect(started).toBe(maxConcurrentWorkItems === 1 ? 1 : names.length);
+        for (const name of names) {
+          const [message] = await team.mailbox.inbox(`wide::${name}`, { status: "all" });
+          expect(message).toMatchObject({ status: "cancelled", outcome: { error: { code: "aborted" } } });
+        }
+      }
+      await new Promise(resolve => setImmediate(resolve));
+      expect(warnings.filter(warning => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("defaults to serial work (maxConcurrentWorkItems 1)", async () => {
     let inflight = 0;
     let maxInflight = 0;
