@@ -5,7 +5,7 @@
 //     4000) messages over 64 mailboxes per run, each run on a fresh schema, VACUUM ANALYZEd and CHECKPOINTed before
 //     it is timed; a PostgreSQL claimer asks only mailboxes that still hold work (as a worker woken by watch() does)
 //     and stops when all are handled. ROUNDS (default 5) interleaved rounds; median and IQR of claims/s.
-//     Target: PostgreSQL ≥ 2,000 claims/s at 16 claimers. Beside it, the CPU each claim + complete cost — a figure
+//     CLAIMERS (e.g. "16" or "4,16") runs only those claimer counts. Target: PostgreSQL ≥ 2,000 claims/s at 16 claimers. Beside it, the CPU each claim + complete cost — a figure
 //     the machine's load does not change much, which explains the throughput: the client's (process.cpuUsage()) and
 //     the server's (utime + stime of the server's processes from /proc, when the server runs on this machine), and
 //     how many claimNext() calls came back empty (the mailbox was busy) per claim. The hypervisor's steal time during
@@ -30,7 +30,7 @@ import { quantile } from "./stats.mjs";
 const MESSAGES = Number(process.env.MESSAGES ?? 4000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const WAKE_SAMPLES = Number(process.env.WAKE_SAMPLES ?? 60);
-const CLAIMERS = [1, 4, 16];
+const CLAIMERS = process.env.CLAIMERS ? process.env.CLAIMERS.split(",").map(Number) : [1, 4, 16];
 const BOXES = Array.from({ length: 64 }, (_, i) => `bench::m${i}`);
 
 const round2 = value => +value.toFixed(value < 10 ? 3 : 2);

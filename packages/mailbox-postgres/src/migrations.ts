@@ -34,6 +34,18 @@ import type { PostgresPoolLike } from "./pool.js";
  * - Session settings are changed by assignment (`v_set := set_config(…)`), never `PERFORM set_config(…)`: PL/pgSQL
  *   evaluates an assigned simple expression directly, while PERFORM runs a full query through the executor — on
  *   the claim and settle paths that was a measurable share of the server's CPU per message.
+ *
+ * Version 2, the same table and rules with cheaper paths (the version-1 functions stay, so a process of the previous
+ * release keeps working while its fleet is upgraded):
+ * - claim_next() takes the oldest pending message in ONE statement after the gate when none of the mailbox's
+ *   messages is processing (a NOT EXISTS that runs first, as a one-time filter: a busy mailbox locks no row); only
+ *   when that takes nothing does it look at processing rows (a live lease: busy; an expired one: reclaim).
+ * - The changes that notify (send, settle, release, cancel) are procedures: `CALL <change>_call(…)` commits the change
+ *   inside the call (COMMIT in the procedure), then NOTIFYs from the transaction that follows it, which commits
+ *   without waiting for a flush. One statement with bound parameters, prepared once per connection through the
+ *   extended protocol — no simple-protocol batch of PREPARE/BEGIN/EXECUTE/COMMIT/notify_pending() with quoted
+ *   literals, no session setting carrying the channels between transactions — and the server, not the client,
+ *   sends the wake-up, so a client that dies mid-call no longer loses it. Rows come back as one JSON array.
  */
 const MIGRATIONS: Array<(s: string, name: string) => string> = [
   (s, name) => `
@@ -273,6 +285,118 @@ const MIGRATIONS: Array<(s: string, name: string) => string> = [
       RETURN NEXT v_row;
     END $$;
   `,
+  // Version 2: the claim and change paths with fewer statements and one protocol (see above).
+  (s, name) => `
+    -- The common path in ONE statement after the gate: no message of the mailbox is processing, so the oldest
+    -- pending one is taken (the NOT EXISTS runs first, as a one-time filter, so a busy mailbox locks no row). Only
+    -- when that takes nothing does the function look at processing rows: a live lease (busy) or an expired one.
+    CREATE OR REPLACE FUNCTION ${s}.claim_next(p_mailbox text, p_owner text, p_token text, p_lease_ms bigint)
+    RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+    DECLARE
+      v_now bigint;
+      v_live boolean;
+      v_expired bigint;
+      v_pending bigint;
+      v_set text;
+    BEGIN
+      IF NOT pg_try_advisory_xact_lock(hashtextextended('${name}/' || p_mailbox, 0)) THEN RETURN; END IF;
+      v_set := set_config('synchronous_commit', 'off', true);
+      v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+      RETURN QUERY UPDATE ${s}.messages
+         SET status = 'processing', claimed_by = p_owner, claim_token = p_token,
+             lease_expires_at = v_now + p_lease_ms, attempts = attempts + 1, updated_at = v_now,
+             history = history || jsonb_build_array(jsonb_build_array('pending', 'processing', v_now, p_token, p_owner))
+       WHERE seq = (SELECT seq FROM ${s}.messages WHERE to_mailbox = p_mailbox AND status = 'pending'
+                     ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+         AND NOT EXISTS (SELECT FROM ${s}.messages WHERE to_mailbox = p_mailbox AND status = 'processing')
+      RETURNING *;
+      IF FOUND THEN RETURN; END IF;
+      SELECT bool_or(lease_expires_at > v_now), min(seq) FILTER (WHERE lease_expires_at <= v_now)
+        INTO v_live, v_expired
+        FROM ${s}.messages WHERE to_mailbox = p_mailbox AND status = 'processing';
+      IF v_live OR v_expired IS NULL THEN RETURN; END IF;
+      -- A crashed worker's message (expired lease) competes with the pending ones in seq order.
+      SELECT seq INTO v_pending FROM ${s}.messages
+        WHERE to_mailbox = p_mailbox AND status = 'pending' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+      SELECT seq INTO v_expired FROM ${s}.messages
+        WHERE to_mailbox = p_mailbox AND status = 'processing' AND lease_expires_at <= v_now
+        ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+      IF v_pending IS NULL AND v_expired IS NULL THEN RETURN; END IF;
+      RETURN QUERY SELECT * FROM ${s}.take(least(v_pending, v_expired), p_owner, p_token, p_lease_ms, v_now);
+    END $$;
+
+    -- The change procedures: the change commits (durably, as configured) inside the CALL, then the same CALL
+    -- NOTIFYs from a second transaction that commits without waiting for a flush. One statement with bound
+    -- parameters (the extended protocol, prepared once per connection), one round trip; p_rows returns the rows as
+    -- JSON (NULL: nothing changed). Watchers still hear of a change only once it is durable, and a client that dies
+    -- mid-call no longer loses the wake-up: the server sends it.
+    CREATE PROCEDURE ${s}.send_call(p json, INOUT p_rows jsonb DEFAULT NULL) LANGUAGE plpgsql AS $$
+    DECLARE
+      v_row ${s}.messages := ${s}.insert_message(p, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      v_set text;
+    BEGIN
+      p_rows := jsonb_build_array(to_jsonb(v_row) - 'history');
+      COMMIT;
+      v_set := set_config('synchronous_commit', 'off', true);
+      v_set := pg_notify('al_' || left(md5('${name}/' || v_row.to_mailbox), 24), '')::text;
+    END $$;
+
+    -- processing → completed / failed / pending (release) with the claim's token, and p_send's messages, in one
+    -- transaction: the settled row first, then the sent ones in order.
+    CREATE PROCEDURE ${s}.settle_call(p_seq bigint, p_token text, p_status text, p_outcome json, p_send json,
+                                      INOUT p_rows jsonb DEFAULT NULL) LANGUAGE plpgsql AS $$
+    DECLARE
+      v_now bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+      v_row ${s}.messages;
+      v_item json;
+      v_channels text[];
+      v_channel text;
+      v_set text;
+    BEGIN
+      UPDATE ${s}.messages
+         SET status = p_status, outcome = p_outcome, claimed_by = NULL, claim_token = NULL,
+             lease_expires_at = NULL, updated_at = v_now,
+             history = history || jsonb_build_array(jsonb_build_array(status, p_status, v_now, claim_token, claimed_by))
+       WHERE seq = p_seq AND status = 'processing' AND claim_token = p_token
+      RETURNING * INTO v_row;
+      IF NOT FOUND THEN p_rows := NULL; RETURN; END IF;
+      p_rows := jsonb_build_array(to_jsonb(v_row) - 'history');
+      v_channels := ARRAY['al_' || left(md5('${name}/' || v_row.to_mailbox), 24)];
+      IF p_send IS NOT NULL THEN
+        FOR v_item IN SELECT * FROM json_array_elements(p_send) LOOP
+          v_row := ${s}.insert_message(v_item, v_now);
+          p_rows := p_rows || jsonb_build_array(to_jsonb(v_row) - 'history');
+          v_channels := v_channels || ('al_' || left(md5('${name}/' || v_row.to_mailbox), 24));
+        END LOOP;
+      END IF;
+      COMMIT;
+      v_set := set_config('synchronous_commit', 'off', true);
+      FOREACH v_channel IN ARRAY v_channels LOOP
+        v_set := pg_notify(v_channel, '')::text;
+      END LOOP;
+    END $$;
+
+    -- pending → cancelled, or processing → cancelled with the claim's token.
+    CREATE PROCEDURE ${s}.cancel_call(p_seq bigint, p_token text, p_outcome json, INOUT p_rows jsonb DEFAULT NULL)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      v_now bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+      v_row ${s}.messages;
+      v_set text;
+    BEGIN
+      UPDATE ${s}.messages
+         SET status = 'cancelled', outcome = p_outcome, claimed_by = NULL, claim_token = NULL,
+             lease_expires_at = NULL, updated_at = v_now,
+             history = history || jsonb_build_array(jsonb_build_array(status, 'cancelled', v_now, claim_token, claimed_by))
+       WHERE seq = p_seq AND (status = 'pending' OR (status = 'processing' AND claim_token = p_token))
+      RETURNING * INTO v_row;
+      IF NOT FOUND THEN p_rows := NULL; RETURN; END IF;
+      p_rows := jsonb_build_array(to_jsonb(v_row) - 'history');
+      COMMIT;
+      v_set := set_config('synchronous_commit', 'off', true);
+      v_set := pg_notify('al_' || left(md5('${name}/' || v_row.to_mailbox), 24), '')::text;
+    END $$;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -287,7 +411,13 @@ export function quoteIdentifier(name: string): string {
  * processes starting at once migrate it exactly once (the others wait, then find it current). With
  * `apply: false` it only checks the version. Returns the store id that message ids embed.
  */
-export async function migrate(pool: PostgresPoolLike, schema: string, apply: boolean): Promise<string> {
+export async function migrate(
+  pool: PostgresPoolLike,
+  schema: string,
+  apply: boolean,
+  /** The version to migrate to: the newest, except in tests that build an older schema to upgrade. */
+  target = SCHEMA_VERSION,
+): Promise<string> {
   const s = quoteIdentifier(schema);
   const client = await pool.connect();
   let released = false;
@@ -315,16 +445,16 @@ export async function migrate(pool: PostgresPoolLike, schema: string, apply: boo
       const found = await readVersion(client, schema);
       const current = found?.version ?? 0;
       if (current > SCHEMA_VERSION) throw tooNew(schema, current);
-      for (let version = current; version < SCHEMA_VERSION; version++)
+      for (let version = current; version < target; version++)
         await client.query(MIGRATIONS[version]!(s, schema));
       const storeId = found?.storeId ?? randomUUID().replace(/-/g, "").slice(0, 12);
       if (!found) {
         await client.query(`INSERT INTO ${s}.schema_version (version, store_id) VALUES ($1, $2)`, [
-          SCHEMA_VERSION,
+          target,
           storeId,
         ]);
-      } else if (current !== SCHEMA_VERSION) {
-        await client.query(`UPDATE ${s}.schema_version SET version = $1`, [SCHEMA_VERSION]);
+      } else if (current < target) {
+        await client.query(`UPDATE ${s}.schema_version SET version = $1`, [target]);
       }
       await client.query("COMMIT");
       return storeId;

@@ -21,7 +21,7 @@ import {
   type PostgresQueryConfig,
   type PostgresQueryResult,
 } from "./pool.js";
-import { type MessageRow, toMessage, toTransitions } from "./rows.js";
+import { json, type MessageRow, toMessage, toTransitions } from "./rows.js";
 
 export interface PostgresMailboxOptions {
   /** Your pg.Pool (node-postgres). It stays yours: close() leaves it open. Give this or `connectionString`. */
@@ -61,8 +61,6 @@ const DEFAULT_SCHEMA = "agent_lattice_mailbox";
 const DEFAULT_LEASE_MS = 60_000;
 
 let processOwner: string | undefined;
-/** The SQL-level prepared statements (changeAndNotify()) each pooled connection holds, by connection object. */
-const preparedStatements = new WeakMap<object, Set<string>>();
 
 /**
  * A durable TeamMailbox in PostgreSQL, shared by any number of processes on any number of machines: claims take
@@ -208,50 +206,40 @@ function postgresMailbox(
   const rows = async (config: PostgresQueryConfig) => (await pool.query<MessageRow>(config)).rows;
 
   /**
-   * A change that wakes watchers (send, settle, release, cancel), in ONE round trip: the change's function in a
-   * transaction that commits durably, then notify_pending() in a second one that NOTIFYs the channels the change
-   * recorded (see migrations.ts: a NOTIFY inside the durable transaction would serialise every such commit behind
-   * one lock held through its WAL flush). Several statements in one message need the simple query protocol, which
-   * takes no parameters: the change is an SQL-level prepared statement (PREPAREd on a connection's first use, so
-   * the server plans it once per connection) EXECUTEd with literal arguments (sqlLiteral()).
+   * A change that wakes watchers (send, settle, release, cancel): one CALL of the change's procedure, one round trip
+   * with bound parameters, prepared once per connection. The procedure commits the change, then NOTIFYs from a
+   * second transaction of its own (see migrations.ts, version 2: a NOTIFY inside the durable transaction would
+   * serialise every such commit behind one lock held through its WAL flush). It returns the changed rows as JSON.
    */
-  const changeAndNotify = async (
-    change: keyof typeof changes,
-    args: string,
+  const change = async (
+    name: keyof typeof procedures,
+    values: unknown[],
     retried = false,
   ): Promise<MessageRow[]> => {
     const client = await pool.connect();
-    const name = `${prefix}_x_${change}`;
-    const notify = `${prefix}_x_notify`;
-    const prepared = preparedStatements.get(client) ?? new Set<string>();
-    preparedStatements.set(client, prepared);
-    let prepare = "";
-    if (!prepared.has(name)) prepare += `PREPARE ${name} AS SELECT ${columns} FROM ${s}.${changes[change]}; `;
-    if (!prepared.has(notify)) prepare += `PREPARE ${notify} AS SELECT ${s}.notify_pending(); `;
-    const preparations = (prepare.match(/PREPARE /g) ?? []).length;
-    let results: PostgresQueryResult<MessageRow>[];
+    let result: PostgresQueryResult<{ p_rows: unknown }>;
     try {
-      results = (await client.query<MessageRow>(
-        `${prepare}BEGIN; EXECUTE ${name}(${args}); COMMIT; EXECUTE ${notify}`,
-      )) as unknown as PostgresQueryResult<MessageRow>[];
+      result = await client.query<{ p_rows: unknown }>({
+        name: `${prefix}_${name}`,
+        text: procedures[name],
+        values,
+      });
     } catch (error) {
-      // The explicit transaction is left aborted, and whether PREPARE took effect is unknown: this connection serves
-      // no one else. A connection whose prepared statements were discarded (DISCARD ALL) is retried once.
-      preparedStatements.delete(client);
+      // Not handed back for reuse: the connection's prepared statements may be gone (DISCARD ALL), or it failed
+      // mid-call. A missing prepared statement means nothing ran, so that (only that) is retried once, on a fresh
+      // connection: a change that may have committed is never repeated.
       client.release(true);
-      // Only when the change's own statement was missing (so nothing ran): never repeat a change that committed.
-      const missing = (error as { code?: string }).code === "26000" && String(error).includes(`"${name}"`);
-      if (!retried && missing) return changeAndNotify(change, args, true);
+      if (!retried && (error as { code?: string }).code === "26000") return change(name, values, true);
       throw error;
     }
-    prepared.add(name).add(notify);
     client.release();
-    return results[preparations + 1]!.rows;
+    const rows = json(result.rows[0]?.p_rows);
+    return Array.isArray(rows) ? (rows as MessageRow[]) : [];
   };
-  const changes = {
-    send: "send($1::json)",
-    settle: "settle($1::bigint, $2::text, $3::text, $4::json, $5::json)",
-    cancel: "cancel($1::bigint, $2::text, $3::json)",
+  const procedures = {
+    send: `CALL ${s}.send_call($1::json)`,
+    settle: `CALL ${s}.settle_call($1::bigint, $2::text, $3::text, $4::json, $5::json)`,
+    cancel: `CALL ${s}.cancel_call($1::bigint, $2::text, $3::json)`,
   };
 
   /** The JSON the schema's insert_message() takes; the parent's seq when the parent is a message of this store. */
@@ -285,12 +273,13 @@ function postgresMailbox(
     const seq = seqOf(messageId);
     if (seq === undefined || typeof claimToken !== "string" || claimToken.includes("\u0000"))
       return undefined;
-    const result = await changeAndNotify(
-      "settle",
-      `${seq}, ${sqlLiteral(claimToken)}, '${status}', ${sqlLiteral(
-        options?.outcome ? JSON.stringify(options.outcome) : null,
-      )}, ${sends.length ? sqlLiteral(JSON.stringify(sends)) : "NULL"}`,
-    );
+    const result = await change("settle", [
+      seq,
+      claimToken,
+      status,
+      options?.outcome ? JSON.stringify(options.outcome) : null,
+      sends.length ? JSON.stringify(sends) : null,
+    ]);
     const [settled, ...sent] = result;
     return settled ? { message: message(settled), sent: sent.map(message) } : undefined;
   };
@@ -302,7 +291,7 @@ function postgresMailbox(
     schema,
     storeId,
     async send(input) {
-      const [row] = await changeAndNotify("send", sqlLiteral(JSON.stringify(payload(validateNew(input)))));
+      const [row] = await change("send", [JSON.stringify(payload(validateNew(input)))]);
       return message(row!);
     },
     async get(messageId) {
@@ -367,10 +356,11 @@ function postgresMailbox(
       const given = cancelOptions?.claimToken;
       const token = given === undefined || given === null ? null : String(given);
       if (token?.includes("\u0000")) return undefined; // no claim token holds a NUL
-      const [row] = await changeAndNotify(
-        "cancel",
-        `${seq}, ${sqlLiteral(token)}, ${sqlLiteral(cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null)}`,
-      );
+      const [row] = await change("cancel", [
+        seq,
+        token,
+        cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null,
+      ]);
       return row ? message(row) : undefined;
     },
     async transitions(messageId) {
@@ -394,21 +384,6 @@ function postgresMailbox(
       return closing;
     },
   };
-}
-
-/**
- * A string as an SQL literal, for the one place arguments cannot travel as parameters (changeAndNotify()). Always
- * the escape-string form E'…' with quotes and backslashes doubled, which reads the same whatever the server's
- * standard_conforming_strings; NUL never reaches here (validated, and JSON escapes it).
- */
-export function sqlLiteral(value: string | null): string {
-  if (value === null) return "NULL";
-  if (value.includes("\u0000")) {
-    throw new InvalidOptionError(
-      "A NUL character (U+0000) cannot be stored in PostgreSQL text. Remove or escape it.",
-    );
-  }
-  return `E'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
 
 function ownerOf(options: ClaimOptions | undefined): string {

@@ -26,7 +26,7 @@ export interface MessageRow {
 type LoggedTransition = [TeamMessageStatus | null, TeamMessageStatus, number, string | null, string | null];
 
 /** json/jsonb columns arrive parsed with pg's default type parsers, as text with a host's custom ones. */
-function json(value: unknown): any {
+export function json(value: unknown): any {
   return typeof value === "string" ? JSON.parse(value) : value;
 }
 

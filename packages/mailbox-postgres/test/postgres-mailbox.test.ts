@@ -14,6 +14,7 @@ import {
   postgresMailboxChannel,
   POSTGRES_MAILBOX_SCHEMA_VERSION as SCHEMA_VERSION,
 } from "../src/index.js";
+import { migrate } from "../src/migrations.js";
 import { adminPool, closeAdmin, dropSchema, freshSchema, PG_URL, skipNote } from "./pg.js";
 
 const LAZY = fileURLToPath(new URL("./fixtures/lazy-import.mjs", import.meta.url));
@@ -225,8 +226,8 @@ describe.skipIf(!PG_URL)(`createPostgresMailbox() on a real server${skipNote}`, 
 
   it("notifies from a transaction of its own after the change committed, never from inside the change", async () => {
     // A NOTIFY inside the sending / settling transaction holds PostgreSQL's database-wide notify lock through that
-    // transaction's WAL flush, so concurrent durable commits that notify go one fsync at a time. The change functions
-    // only record the channel; notify_pending(), in the next transaction, sends it.
+    // transaction's WAL flush, so concurrent durable commits that notify would go one fsync at a time. The change
+    // procedures COMMIT the change first and NOTIFY from the transaction that follows, inside the same CALL.
     const mailbox = await open();
     const s = `"${mailbox.schema}"`;
     const channel = postgresMailboxChannel(mailbox.schema, "t::a");
@@ -239,25 +240,35 @@ describe.skipIf(!PG_URL)(`createPostgresMailbox() on a real server${skipNote}`, 
       await listener.query(`LISTEN ${channel}`);
       const client = await adminPool().connect();
       try {
+        // Inside a caller's transaction the procedure cannot commit, so it refuses: the change never shares a
+        // transaction with its NOTIFY, and nothing of it is kept.
         await client.query("BEGIN");
-        await client.query(`SELECT * FROM ${s}.send($1::json)`, [
-          JSON.stringify({ from: "t::lead", to: "t::a", content: "direct" }),
-        ]);
-        await client.query("COMMIT");
+        await expect(
+          client.query(`CALL ${s}.send_call($1::json)`, [
+            JSON.stringify({ from: "t::lead", to: "t::a", content: "inside" }),
+          ]),
+        ).rejects.toThrow(/invalid transaction termination/);
+        await client.query("ROLLBACK");
         await settle();
-        expect(heard).toEqual([]); // the change's own transaction sent nothing
-        await client.query(`SELECT ${s}.notify_pending()`);
-        await settle();
-        expect(heard).toEqual([channel]);
-        await client.query(`SELECT ${s}.notify_pending()`); // sent once, then cleared
+        expect(heard).toEqual([]);
+        expect(await mailbox.inbox("t::a")).toEqual([]);
+        const called = await client.query<{ p_rows: Array<{ content: string }> }>(
+          `CALL ${s}.send_call($1::json)`,
+          [JSON.stringify({ from: "t::lead", to: "t::a", content: "direct" })],
+        );
+        expect(called.rows[0]!.p_rows.map(row => row.content)).toEqual(["direct"]);
         await settle();
         expect(heard).toEqual([channel]);
       } finally {
         client.release();
       }
       await mailbox.send({ from: "t::lead", to: "t::a", content: "through the mailbox" });
+      const claimed = (await mailbox.claimNext("t::a"))!;
       await settle();
-      expect(heard).toEqual([channel, channel]);
+      expect(heard).toEqual([channel, channel]); // a claim notifies no one
+      await mailbox.complete(claimed.id, claimed.claimToken);
+      await settle();
+      expect(heard).toEqual([channel, channel, channel]);
     } finally {
       await listener.end();
     }
@@ -266,6 +277,68 @@ describe.skipIf(!PG_URL)(`createPostgresMailbox() on a real server${skipNote}`, 
       [`${s}.messages`],
     );
     expect(triggers.rows).toEqual([]);
+  });
+
+  it("upgrades a version-1 schema in place: a message claimed before the upgrade is settled after it", async () => {
+    // A fleet upgraded while it works: a process of the previous release claimed a message on a version-1 schema;
+    // this release migrates the schema to the current version, honours that live claim, settles it with the old
+    // claim's token (its reply in the same transaction) and keeps the message's whole transition log.
+    const schema = freshSchema();
+    schemas.push(schema);
+    const s = `"${schema}"`;
+    await migrate(adminPool(), schema, true, 1);
+    const versionOf = async () =>
+      (await adminPool().query(`SELECT version FROM ${s}.schema_version`)).rows.map(row => row.version);
+    expect(await versionOf()).toEqual([1]);
+    // What a version-1 process runs: its send() and claim_next() functions.
+    const sendV1 = async (content: string) =>
+      (
+        await adminPool().query(`SELECT seq, thread_id FROM ${s}.send($1::json)`, [
+          JSON.stringify({ from: "t::lead", to: "t::a", content, kind: "delegation" }),
+        ])
+      ).rows[0] as { seq: string; thread_id: string };
+    const first = await sendV1("before the upgrade");
+    const second = await sendV1("queued behind it");
+    const claimedV1 = await adminPool().query(
+      `SELECT seq FROM ${s}.claim_next('t::a', 'old-worker', 'tok-v1', 60000)`,
+    );
+    expect(claimedV1.rows).toEqual([{ seq: first.seq }]);
+
+    const mailbox = await open({ schema });
+    expect(await versionOf()).toEqual([SCHEMA_VERSION]);
+    expect(SCHEMA_VERSION).toBeGreaterThan(1);
+    const firstId = `msg_${mailbox.storeId}_${first.seq}`;
+    const secondId = `msg_${mailbox.storeId}_${second.seq}`;
+    expect(await mailbox.get(firstId)).toMatchObject({
+      status: "processing",
+      claimedBy: "old-worker",
+      attempts: 1,
+    });
+    expect(await mailbox.claimNext("t::a")).toBeUndefined(); // the old claim's lease is live: the mailbox is busy
+    expect(await mailbox.complete(firstId, "not-the-token")).toBeUndefined();
+    const settled = await mailbox.complete(firstId, "tok-v1", {
+      outcome: { content: "done" },
+      send: [{ from: "t::a", to: "t::lead", content: "report", kind: "reply", parentMessageId: firstId }],
+    });
+    expect(settled!.message).toMatchObject({
+      id: firstId,
+      status: "completed",
+      outcome: { content: "done" },
+    });
+    expect(settled!.sent).toHaveLength(1);
+    expect(settled!.sent[0]).toMatchObject({ kind: "reply", status: "pending", threadId: first.thread_id });
+    expect((await mailbox.transitions(firstId)).map(entry => [entry.from, entry.to, entry.owner])).toEqual([
+      [null, "pending", undefined],
+      ["pending", "processing", "old-worker"],
+      ["processing", "completed", "old-worker"],
+    ]);
+    const next = (await mailbox.claimNext("t::a", { owner: "new-worker" }))!;
+    expect(next).toMatchObject({ id: secondId, status: "processing", claimedBy: "new-worker" });
+    expect(await mailbox.release(secondId, next.claimToken)).toMatchObject({ status: "pending" });
+    expect((await mailbox.inbox("t::lead")).map(message => message.content)).toEqual(["report"]);
+    // Migrating again changes nothing.
+    await migratePostgresMailbox({ connectionString: PG_URL, schema });
+    expect(await versionOf()).toEqual([SCHEMA_VERSION]);
   });
 
   it("quotes, backslashes and dollar signs round-trip through sends, settles and cancels (literals, not SQL)", async () => {
