@@ -1,4 +1,4 @@
-import { raceAbort } from "./abort.js";
+import { AbortableIterator } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import {
@@ -31,7 +31,7 @@ import { pauseFromPlan, planFromPause, resolvedApprovals } from "./pending-batch
 import { admitPendingInput } from "./pending-input.js";
 import { QueryGuard } from "./query-guard.js";
 import { buildModelRequest } from "./request-builder.js";
-import { type QueryControl, RequestScope } from "./request-deadline.js";
+import { type QueryControl, type RequestScope, RequestScopes } from "./request-deadline.js";
 import { errorData, RunTrace, redactingTracer, type TraceEventHook } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
 import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
@@ -179,7 +179,8 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
   const timeoutMs = options.requestTimeoutMs ?? runtime.requestTimeoutMs;
   const streaming = options.stream !== false && typeof runtime.client.stream === "function";
   const querySignal = options.signal ?? new AbortController().signal;
-  const newScope = () => new RequestScope(querySignal, control, timeoutMs);
+  const scopes = new RequestScopes(querySignal, control, timeoutMs);
+  const newScope = () => scopes.open();
   const finish = async (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) => {
     if (extra.error && trace.enabled) {
       await trace.emit("error", { error: errorData(extra.error), turn: state.turns });
@@ -235,95 +236,110 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
     return undefined;
   }
 
-  if (context.resume) {
-    // A resumed query first finishes the batch that paused (turn 0: before this query's first request).
-    const { message, batch: paused } = context.resume;
-    const calls = toolUsesOf(message);
-    const planned = await planFromPause(paused, calls, runtime.tools.byName);
-    await runtime.conversation.updateLast(withPendingBatch(message, undefined));
-    const ended = yield* afterBatch(yield* new BatchStep(step, calls, 0, false).run(planned), message, 0);
-    if (ended) return ended;
-  }
-
-  while (true) {
-    if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal) });
-    if (control.interrupted) return finish("interrupted");
-    if (state.turns >= maxTurns) return finish("error_max_turns", { error: new MaxTurnsError(maxTurns) });
-    if (runtime.compaction && runtime.lastInputTokens > runtime.compaction.thresholdTokens) {
-      runtime.lastInputTokens = 0; // one attempt per report, whether or not there was anything to summarize
-      yield* compact("threshold");
-      continue; // re-check abort / interrupt after the summarizing request
+  try {
+    if (context.resume) {
+      // A resumed query first finishes the batch that paused (turn 0: before this query's first request).
+      const { message, batch: paused } = context.resume;
+      const calls = toolUsesOf(message);
+      const planned = await planFromPause(paused, calls, runtime.tools.byName);
+      await runtime.conversation.updateLast(withPendingBatch(message, undefined));
+      const ended = yield* afterBatch(yield* new BatchStep(step, calls, 0, false).run(planned), message, 0);
+      if (ended) return ended;
     }
-    state.turns += 1;
 
-    const scope = newScope();
-    let response: ModelResponse;
-    let message: AssistantModelMessage;
-    let requestedAt = Date.now();
-    try {
-      // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
-      const request = await buildModelRequest(runtime, options, state.turns, scope.signal, skills, timeoutMs);
-      requestedAt = Date.now();
-      if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns), requestedAt);
+    while (true) {
+      if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal) });
+      if (control.interrupted) return finish("interrupted");
+      if (state.turns >= maxTurns) return finish("error_max_turns", { error: new MaxTurnsError(maxTurns) });
+      if (runtime.compaction && runtime.lastInputTokens > runtime.compaction.thresholdTokens) {
+        runtime.lastInputTokens = 0; // one attempt per report, whether or not there was anything to summarize
+        yield* compact("threshold");
+        continue; // re-check abort / interrupt after the summarizing request
+      }
+      state.turns += 1;
+
+      const scope = newScope();
+      let response: ModelResponse;
+      let message: AssistantModelMessage;
+      let requestedAt = Date.now();
       try {
-        response = streaming
-          ? yield* streamTurn(runtime.client, request, scope.controller, runtime.sessionId, state.turns)
-          : await raceAbort(runtime.client.create(request), scope.signal);
-        message = rejectOversizedToolInputs(normalizeAssistant(response.message));
-      } catch (error) {
-        // The partial assistant message is dropped: history holds only completed turns.
-        if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
-        if (control.interrupted) return finish("interrupted");
-        if (scope.timeout) return finish("error_timeout", { error: scope.timeout });
-        const modelError = toModelError(error);
-        if (canRecover(runtime, state) && isPromptTooLongError(modelError) && (yield* compact("recovery"))) {
-          state.turns -= 1; // the rejected request does not count as a turn; retry it on the compacted history
+        // A throwing onModelRequest hook propagates out of query(): it is the host's code, not a model failure.
+        const request = await buildModelRequest(
+          runtime,
+          options,
+          state.turns,
+          scope.signal,
+          skills,
+          timeoutMs,
+        );
+        requestedAt = Date.now();
+        if (trace.enabled) await trace.emit("model_request", requestData(request, state.turns), requestedAt);
+        try {
+          response = streaming
+            ? yield* streamTurn(runtime.client, request, scope, runtime.sessionId, state.turns)
+            : await scope.race(runtime.client.create(request));
+          message = rejectOversizedToolInputs(normalizeAssistant(response.message));
+        } catch (error) {
+          // The partial assistant message is dropped: history holds only completed turns.
+          if (querySignal.aborted) return finish("error_abort", { error: abortErrorOf(querySignal, error) });
+          if (control.interrupted) return finish("interrupted");
+          if (scope.timeout) return finish("error_timeout", { error: scope.timeout });
+          const modelError = toModelError(error);
+          if (
+            canRecover(runtime, state) &&
+            isPromptTooLongError(modelError) &&
+            (yield* compact("recovery"))
+          ) {
+            state.turns -= 1; // the rejected request does not count as a turn; retry it on the compacted history
+            continue;
+          }
+          return finish("error_during_execution", { error: modelError });
+        }
+      } finally {
+        scope.dispose();
+      }
+
+      await traceCacheControlFallback(runtime.promptCache, trace);
+      addUsage(state.usage, response.usage);
+      state.stopReason = response.stopReason;
+      if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {
+        if (yield* compact("recovery")) {
+          state.turns -= 1;
           continue;
         }
-        return finish("error_during_execution", { error: modelError });
       }
-    } finally {
-      scope.dispose();
-    }
-
-    await traceCacheControlFallback(runtime.promptCache, trace);
-    addUsage(state.usage, response.usage);
-    state.stopReason = response.stopReason;
-    if (response.stopReason === "model_context_window_exceeded" && canRecover(runtime, state)) {
-      if (yield* compact("recovery")) {
-        state.turns -= 1;
-        continue;
+      runtime.lastInputTokens = reportedInputTokens(response.usage);
+      const calls = toolUsesOf(message);
+      // Every call of the batch is decided (validation, permission, approval) before the turn is recorded, so a
+      // batch that needs a person is stored with its pause record in one write.
+      const batch = calls.length
+        ? new BatchStep(step, calls, state.turns, response.stopReason === "max_tokens")
+        : undefined;
+      const planned = batch ? await batch.plan() : undefined;
+      const pause = planned ? pauseFromPlan(planned, state.turns) : undefined;
+      await runtime.conversation.append(pause ? withPendingBatch(message, pause) : message);
+      if (trace.enabled) {
+        await trace.emit("assistant_message", {
+          turn: state.turns,
+          message,
+          stop_reason: response.stopReason,
+          usage: normalizeUsage(response.usage),
+          started_at: new Date(requestedAt).toISOString(),
+          duration_ms: Date.now() - requestedAt,
+        });
       }
-    }
-    runtime.lastInputTokens = reportedInputTokens(response.usage);
-    const calls = toolUsesOf(message);
-    // Every call of the batch is decided (validation, permission, approval) before the turn is recorded, so a
-    // batch that needs a person is stored with its pause record in one write.
-    const batch = calls.length
-      ? new BatchStep(step, calls, state.turns, response.stopReason === "max_tokens")
-      : undefined;
-    const planned = batch ? await batch.plan() : undefined;
-    const pause = planned ? pauseFromPlan(planned, state.turns) : undefined;
-    await runtime.conversation.append(pause ? withPendingBatch(message, pause) : message);
-    if (trace.enabled) {
-      await trace.emit("assistant_message", {
-        turn: state.turns,
-        message,
-        stop_reason: response.stopReason,
-        usage: normalizeUsage(response.usage),
-        started_at: new Date(requestedAt).toISOString(),
-        duration_ms: Date.now() - requestedAt,
-      });
-    }
-    yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
+      yield { type: "assistant", message, session_id: runtime.sessionId, turn: state.turns };
 
-    if (!batch) {
-      if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
-      return finish("success", { result: textOf(message.content) });
+      if (!batch) {
+        if (runtime.outputSchema) return finish("error_missing_output", { error: new MissingOutputError() });
+        return finish("success", { result: textOf(message.content) });
+      }
+      if (pause) return yield* awaitApproval(pause, state.turns);
+      const ended = yield* afterBatch(yield* batch.run(planned!), message, state.turns);
+      if (ended) return ended;
     }
-    if (pause) return yield* awaitApproval(pause, state.turns);
-    const ended = yield* afterBatch(yield* batch.run(planned!), message, state.turns);
-    if (ended) return ended;
+  } finally {
+    scopes.close();
   }
 }
 
@@ -337,16 +353,18 @@ function canRecover(runtime: AgentRuntime, state: QueryState): boolean {
 async function* streamTurn(
   client: ModelClient,
   request: ModelRequest,
-  controller: AbortController,
+  scope: RequestScope,
   sessionId: string,
   turn: number,
 ): AsyncGenerator<SDKMessage, ModelResponse, undefined> {
   const assembler = new StreamAssembler();
-  const events = client.stream!(request)[Symbol.asyncIterator]();
+  const events = new AbortableIterator(client.stream!(request)[Symbol.asyncIterator]());
+  if (scope.aborted) events.abort(scope.signal.reason);
+  else scope.onAbort = reason => events.abort(reason);
   let done = false;
   try {
     while (true) {
-      const next = await raceAbort(events.next(), controller.signal);
+      const next = await events.next();
       if (next.done) break;
       assembler.push(next.value);
       yield { type: "stream_event", event: next.value, session_id: sessionId, turn };
@@ -356,9 +374,8 @@ async function* streamTurn(
   } finally {
     // The consumer stopped early, or the stream failed: release the HTTP response instead of leaking it.
     if (!done) {
-      if (!controller.signal.aborted)
-        controller.abort(new AbortError("The query stopped consuming the model stream."));
-      events.return?.()?.catch(() => {});
+      scope.abort(new AbortError("The query stopped consuming the model stream."));
+      events.source.return?.()?.catch(() => {});
     }
   }
 }

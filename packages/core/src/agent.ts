@@ -134,7 +134,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
     const control = this.#control;
     if (!control || control.interrupted) return false;
     control.interrupted = true;
-    control.requestController?.abort(new Error("interrupted"));
+    control.request?.abort(new Error("interrupted"));
     control.interruptController.abort();
     return true;
   }
@@ -215,7 +215,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
     const control: QueryControl = {
       interrupted: false,
       interruptController: new AbortController(),
-      requestController: undefined,
+      request: undefined,
     };
     this.#control = control;
     this.#active = started.generator;

@@ -11,6 +11,7 @@ import {
   requestedDelayOf,
   withRetries,
 } from "./model-retry.js";
+import { openedOnFirstRead } from "./opened-stream.js";
 
 export interface AnthropicModelClientOptions {
   /** Defaults to ANTHROPIC_API_KEY, as in @anthropic-ai/sdk. */
@@ -99,12 +100,13 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
       }
     },
 
-    async *stream(request: ModelRequest): AsyncIterable<RawStreamEvent> {
-      const anthropic = await getClient();
-      const classify = await retryClassifier();
-      try {
+    stream(request: ModelRequest): AsyncIterable<RawStreamEvent> {
+      const mapError = (error: unknown) => toAgentLatticeError(error, request.signal, endpoint);
+      return openedOnFirstRead(async () => {
+        const anthropic = await getClient();
+        const classify = await retryClassifier();
         // Only opening the stream is retried: once events flowed, a retry would repeat them.
-        const stream = await withRetries(
+        return (await withRetries(
           () =>
             anthropic.messages.create(
               toBody(request, true) as unknown as Anthropic.MessageCreateParamsStreaming,
@@ -113,11 +115,8 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
           classify,
           policy,
           request.signal,
-        );
-        yield* stream as AsyncIterable<RawStreamEvent>;
-      } catch (error) {
-        throw await toAgentLatticeError(error, request.signal, endpoint);
-      }
+        )) as AsyncIterable<RawStreamEvent>;
+      }, mapError);
     },
   };
 }

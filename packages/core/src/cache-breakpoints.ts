@@ -38,30 +38,49 @@ type BlockAt = { message: number; block: number };
  *    stable prefix survives a compaction or a change further down.
  */
 export function placeCacheBreakpoints(prompt: CacheablePrompt, marker: CacheControl): MarkedPrompt {
-  const sections = [prompt.system.shared, prompt.system.session, prompt.system.query];
-  const system = sections.filter(isNonEmpty).map((text): TextBlock => ({ type: "text", text }));
-  const tools = [...prompt.tools];
-  const messages = [...prompt.messages];
+  const { shared, session, query } = prompt.system;
+  const system: TextBlock[] = [];
+  for (const text of [shared, session, query]) if (isNonEmpty(text)) system.push({ type: "text", text });
+  const tools = prompt.tools.slice();
+  const messages = prompt.messages.slice();
 
-  const candidates: Array<() => void> = [];
+  // The candidates in priority order; each one placed takes one of the markers left.
+  let left = MAX_CACHE_BREAKPOINTS - countHistoryMarkers(prompt.messages);
   const moving = lastMarkableBlock(messages, messages.length - 1);
   if (moving) {
-    candidates.push(() => markMessageBlock(messages, moving, marker));
     const previous = previousBreakpoint(messages);
-    if (previous && blockDistance(messages, previous, moving) >= CACHE_LOOKBACK_BLOCKS) {
-      candidates.push(() => markMessageBlock(messages, previous, marker));
+    if (left-- > 0) markMessageBlock(messages, moving, marker);
+    if (previous && blockDistance(messages, previous, moving) >= CACHE_LOOKBACK_BLOCKS && left-- > 0) {
+      markMessageBlock(messages, previous, marker);
     }
   }
-  const sharedSystem = isNonEmpty(prompt.system.shared);
-  if (sharedSystem) candidates.push(() => markSystemBlock(system, 0, marker));
-  else if (tools.length > 0) candidates.push(() => markTool(tools, tools.length - 1, marker));
-  if (system.length > (sharedSystem ? 1 : 0)) {
-    candidates.push(() => markSystemBlock(system, system.length - 1, marker));
-  }
-
-  const budget = MAX_CACHE_BREAKPOINTS - countMessageMarkers(prompt.messages);
-  for (const place of candidates.slice(0, Math.max(0, budget))) place();
+  const sharedSystem = isNonEmpty(shared);
+  if (sharedSystem) {
+    if (left-- > 0) markSystemBlock(system, 0, marker);
+  } else if (tools.length > 0 && left-- > 0) markTool(tools, tools.length - 1, marker);
+  if (system.length > (sharedSystem ? 1 : 0) && left-- > 0)
+    markSystemBlock(system, system.length - 1, marker);
   return { tools, system: system.length > 0 ? system : undefined, messages };
+}
+
+/**
+ * Markers already in stored messages (the host's own, in prompts or tool results), memoised per message: stored
+ * messages are never changed in place (a change replaces the message), and a long loop would otherwise rescan
+ * its whole history on every turn.
+ */
+const historyMarkers = new WeakMap<ModelMessage, number>();
+
+function countHistoryMarkers(messages: readonly ModelMessage[]): number {
+  let count = 0;
+  for (const message of messages) {
+    let markers = historyMarkers.get(message);
+    if (markers === undefined) {
+      markers = countMessageMarkers([message]);
+      historyMarkers.set(message, markers);
+    }
+    count += markers;
+  }
+  return count;
 }
 
 /** The parts of a request or of an onModelRequest hook's input/result that can carry cache breakpoints. */

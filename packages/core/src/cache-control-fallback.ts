@@ -23,26 +23,44 @@ export function withCacheControlFallback(client: ModelClient, state: PromptCache
   };
   const stream = client.stream?.bind(client);
   if (stream) {
-    wrapped.stream = async function* (request: ModelRequest): AsyncIterable<RawStreamEvent> {
-      if (state.rejected) {
-        yield* stream(withoutCacheControl(request));
-        return;
-      }
-      let started = false;
-      try {
-        for await (const event of stream(request)) {
-          started = true;
-          yield event;
-        }
-      } catch (error) {
-        // Once events have been yielded the request was accepted: a later failure is not about the markers.
-        if (started || !isCacheControlRejection(error) || !hasCacheControl(request)) throw error;
-        state.reject(error);
-        yield* stream(withoutCacheControl(request));
-      }
-    };
+    wrapped.stream = (request: ModelRequest): AsyncIterable<RawStreamEvent> =>
+      state.rejected ? stream(withoutCacheControl(request)) : fallbackStream(stream, request, state);
   }
   return wrapped;
+}
+
+/**
+ * The stream of `request`; when opening it fails with a refusal of the markers (before any event arrived), the
+ * stream of the same request without them. Forwards next() rather than re-yielding from an async generator: a
+ * generator layer per model stream event is measurable on a long tool loop.
+ */
+function fallbackStream(
+  stream: (request: ModelRequest) => AsyncIterable<RawStreamEvent>,
+  request: ModelRequest,
+  state: PromptCacheState,
+): AsyncIterable<RawStreamEvent> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<RawStreamEvent> {
+      let events = stream(request)[Symbol.asyncIterator]();
+      let started = false;
+      const retryWithoutMarkers = (error: unknown): Promise<IteratorResult<RawStreamEvent>> => {
+        // Once events have arrived the request was accepted: a later failure is not about the markers.
+        if (started || !isCacheControlRejection(error) || !hasCacheControl(request)) throw error;
+        started = true;
+        state.reject(error);
+        events = stream(withoutCacheControl(request))[Symbol.asyncIterator]();
+        return events.next();
+      };
+      return {
+        next: () =>
+          events.next().then(result => {
+            started = true;
+            return result;
+          }, retryWithoutMarkers),
+        return: value => events.return?.(value) ?? Promise.resolve({ done: true, value }),
+      };
+    },
+  };
 }
 
 /**

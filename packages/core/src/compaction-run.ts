@@ -1,4 +1,3 @@
-import { raceAbort } from "./abort.js";
 import type { QueryState } from "./agent-loop.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { continuationMessage, findCompactionCut, summaryRequestContent } from "./compaction.js";
@@ -29,7 +28,7 @@ export async function* compactHistory(
   let summary: string;
   let reported: Parameters<typeof normalizeUsage>[0];
   try {
-    const response = await raceAbort(
+    const response = await scope.race(
       runtime.client.create({
         model: runtime.model,
         maxTokens: runtime.maxTokens,
@@ -37,7 +36,6 @@ export async function* compactHistory(
         tools: [],
         signal: scope.signal,
       }),
-      scope.signal,
     );
     reported = response.usage;
     addUsage(state.usage, reported);

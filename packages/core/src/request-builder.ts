@@ -26,7 +26,7 @@ export async function buildModelRequest(
   timeoutMs?: number,
 ): Promise<ModelRequest> {
   // Tools from a ToolSource (an MCP server) whose list changed since the last request are re-read first.
-  await runtime.tools.refresh();
+  if (runtime.tools.hasSources) await runtime.tools.refresh();
   const defaults = runtime.providerDefaults;
   let messages: readonly ModelMessage[] = runtime.conversation.messages;
   let system: ModelRequest["system"];
@@ -43,14 +43,17 @@ export async function buildModelRequest(
       ? [runtime.tools.system, extraSystem].filter(Boolean).join("\n\n")
       : runtime.tools.system;
   }
-  const shaped = await runtime.hooks?.onModelRequest?.({
-    messages,
-    system,
-    tools,
-    turn,
-    model: runtime.model,
-    context: options.context,
-  });
+  const onModelRequest = runtime.hooks?.onModelRequest;
+  const shaped = onModelRequest
+    ? await onModelRequest.call(runtime.hooks, {
+        messages,
+        system,
+        tools,
+        turn,
+        model: runtime.model,
+        context: options.context,
+      })
+    : undefined;
   if (shaped) {
     messages = shaped.messages ?? messages;
     system = shaped.system ?? system;
@@ -80,11 +83,21 @@ function cacheMarkerFor(runtime: AgentRuntime, options: QueryOptions<any>): Cach
   return toCacheControl(options.promptCaching ?? runtime.promptCaching);
 }
 
+/**
+ * Wire forms of stored assistant messages. History messages are never mutated in place (a change replaces the
+ * message), so each is converted once, not on every later turn of a long loop.
+ */
+const wireForms = new WeakMap<ModelMessage, ModelMessage>();
+
 /** Provider metadata (providerResponseId, model) stays in our history but is not part of the wire format. */
 function toWireMessage(message: ModelMessage): ModelMessage {
   if (message.role !== "assistant") return message;
-  const { providerResponseId, model, pendingBatch, ...wire } = message as AssistantModelMessage;
-  return providerResponseId === undefined && model === undefined && pendingBatch === undefined
-    ? message
-    : wire;
+  let wire = wireForms.get(message);
+  if (!wire) {
+    const { providerResponseId, model, pendingBatch, ...rest } = message as AssistantModelMessage;
+    wire =
+      providerResponseId === undefined && model === undefined && pendingBatch === undefined ? message : rest;
+    wireForms.set(message, wire);
+  }
+  return wire;
 }

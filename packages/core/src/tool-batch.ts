@@ -52,7 +52,11 @@ export async function planToolBatch(
   calls: readonly ToolUseBlock[],
   batch: BatchContext,
 ): Promise<PlannedCall[]> {
-  const rejected = batch.truncated ? truncatedBatchOutcomes(calls) : await batchRejection(calls, batch);
+  const rejected = batch.truncated
+    ? truncatedBatchOutcomes(calls)
+    : batch.structuredOutput || batch.policy
+      ? await batchRejection(calls, batch)
+      : undefined;
   if (rejected)
     return rejected.map((outcome, index) => ({ status: "answered", call: calls[index]!, outcome }));
   const prepared = await Promise.all(calls.map(call => prepareToolCall(call, batch)));
@@ -78,23 +82,29 @@ export async function runPlannedBatch(
     if (entry.status === "final" || outcome.suspended) return;
     const { call } = entry;
     const endedAt = Date.now();
-    try {
-      outcome.block = await applyToolResultHook(batch.hooks, {
-        toolName: call.name,
-        toolUseId: call.id,
-        input: call.input,
-        result: outcome.block,
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-        context: batch.context,
-      });
-    } catch (error) {
-      result.failure ??= { kind: "hook", error };
-      return;
+    // Only a hook or an observer that exists is awaited: most calls have neither, and each await is a turn of the
+    // microtask queue on every call of a long loop.
+    if (batch.hooks?.onToolResult) {
+      try {
+        outcome.block = await applyToolResultHook(batch.hooks, {
+          toolName: call.name,
+          toolUseId: call.id,
+          input: call.input,
+          result: outcome.block,
+          ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+          context: batch.context,
+        });
+      } catch (error) {
+        result.failure ??= { kind: "hook", error };
+        return;
+      }
     }
-    try {
-      await batch.onResult?.(call, outcome, { startedAt, endedAt });
-    } catch (error) {
-      result.failure ??= { kind: "observer", error };
+    if (batch.onResult) {
+      try {
+        await batch.onResult(call, outcome, { startedAt, endedAt });
+      } catch (error) {
+        result.failure ??= { kind: "observer", error };
+      }
     }
   };
   const outcomes = new Map<PlannedCall, ToolCallOutcome>();
@@ -150,7 +160,8 @@ async function runGroup(
     }
   };
   const workers = Math.min(batch.concurrency.maxConcurrency, group.length);
-  await Promise.all(Array.from({ length: workers }, worker));
+  if (workers === 1) await worker();
+  else await Promise.all(Array.from({ length: workers }, worker));
 }
 
 async function runEntry(entry: PlannedCall, batch: BatchContext): Promise<ToolCallOutcome> {

@@ -163,11 +163,8 @@ async function runHandler(
   invoke: (extra: ToolHandlerExtra) => ToolResult | Promise<ToolResult>,
   run: ToolRunContext,
 ): Promise<ToolCallOutcome> {
-  const controller = new AbortController();
-  const stop = (reason: unknown) => {
-    if (!controller.signal.aborted) controller.abort(reason);
-  };
-  const onQueryAbort = () => stop(run.signal.reason);
+  const stop = new CallStop();
+  const onQueryAbort = () => stop.fire(run.signal.reason);
   run.signal.addEventListener("abort", onQueryAbort, { once: true });
   const timeoutMs = timeoutOf(definition);
   let timedOut = false;
@@ -176,21 +173,24 @@ async function runHandler(
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          stop(new Error(`Tool "${call.name}" timed out after ${timeoutMs} ms.`));
+          stop.fire(new Error(`Tool "${call.name}" timed out after ${timeoutMs} ms.`));
         }, timeoutMs);
   try {
     const settled = await settleWithinGrace(
       () =>
         invoke({
           context: run.context,
-          signal: controller.signal,
+          // A getter: the AbortSignal is made only for handlers that read it (most never do).
+          get signal() {
+            return stop.signal;
+          },
           toolUseId: call.id,
           sessionId: run.sessionId,
           permissions: run.permissions,
           emit: run.emit,
           run: run.run,
         }),
-      controller.signal,
+      stop,
       run.graceMs,
     );
     const why = timedOut ? `it ran past its ${timeoutMs} ms timeout` : "the query was cancelled";
@@ -222,6 +222,38 @@ async function runHandler(
   }
 }
 
+/**
+ * The stop of one tool call (query aborted, or its timeout): the handler's signal, made on first read, and the
+ * start of the grace period. Creating an AbortController per call cost more than running a small handler.
+ */
+class CallStop {
+  #controller: AbortController | undefined;
+  #stopped = false;
+  #reason: unknown;
+  /** Called once, when the call is told to stop. */
+  onFire: (() => void) | undefined;
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  fire(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.onFire?.();
+  }
+}
+
 function timeoutOf(definition: ToolDefinition): number | undefined {
   if (definition.timeoutMs === false) return undefined;
   if (typeof definition.timeoutMs === "number") return definition.timeoutMs;
@@ -230,24 +262,24 @@ function timeoutOf(definition: ToolDefinition): number | undefined {
 
 type Settled<T> = { kind: "value"; value: T } | { kind: "threw"; error: unknown } | { kind: "abandoned" };
 
-/** Starts `work` and settles with its outcome, or with "abandoned" once `signal` fired and `graceMs` passed. */
+/** Starts `work` and settles with its outcome, or with "abandoned" once `stop` fired and `graceMs` passed. */
 function settleWithinGrace<T>(
   work: () => T | Promise<T>,
-  signal: AbortSignal,
+  stop: CallStop,
   graceMs: number,
 ): Promise<Settled<T>> {
   return new Promise(resolve => {
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const onStop = () => {
+    const startGrace = () => {
       graceTimer = setTimeout(() => resolve({ kind: "abandoned" }), graceMs);
     };
     const done = (outcome: Settled<T>) => {
       if (graceTimer !== undefined) clearTimeout(graceTimer);
-      signal.removeEventListener("abort", onStop);
+      stop.onFire = undefined;
       resolve(outcome);
     };
-    if (signal.aborted) onStop();
-    else signal.addEventListener("abort", onStop, { once: true });
+    if (stop.stopped) startGrace();
+    else stop.onFire = startGrace;
     let pending: Promise<T>;
     try {
       pending = Promise.resolve(work());

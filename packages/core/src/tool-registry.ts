@@ -69,6 +69,11 @@ export class ToolRegistry {
    * by its current ones (in place), except those the host left out. Validated like `add()`; on a conflict the
    * registry keeps its previous tools, remembers that version as rejected, and throws an InvalidOptionError.
    */
+  /** Whether any ToolSource is attached (only then can refresh() change anything). */
+  get hasSources(): boolean {
+    return this.#sources.size > 0;
+  }
+
   async refresh(): Promise<void> {
     if (this.#sources.size === 0) return;
     await Promise.all([...this.#sources.keys()].map(source => source.settled?.().catch(() => {})));

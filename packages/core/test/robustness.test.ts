@@ -238,6 +238,56 @@ describe("3. a tool that never settles cannot wedge the agent", () => {
     await expectHealthy(agent, client, path);
   });
 
+  it("the handler's signal is aborted with the stop's reason whether it is read before or after the stop", async () => {
+    // The signal is made on first read: a handler that looks at it only after its timeout fired must still see it
+    // aborted, and one that subscribed first must be told.
+    const seen: Array<{ when: string; aborted: boolean; reason: string }> = [];
+    const early = tool(
+      "early",
+      "reads its signal at once",
+      z.object({}),
+      (_input, extra) => {
+        const signal = extra.signal;
+        return new Promise(resolve => {
+          signal.addEventListener("abort", () => {
+            seen.push({ when: "early", aborted: signal.aborted, reason: String(signal.reason?.message) });
+            resolve({ content: "stopped" });
+          });
+        });
+      },
+      { timeoutMs: 30 },
+    );
+    const late = tool(
+      "late",
+      "reads its signal after the stop",
+      z.object({}),
+      async (_input, extra) => {
+        await sleep(80);
+        seen.push({
+          when: "late",
+          aborted: extra.signal.aborted,
+          reason: String(extra.signal.reason?.message),
+        });
+        return { content: "late" };
+      },
+      { timeoutMs: 30 },
+    );
+    const { agent, client, path } = agentWith(
+      [early, late],
+      [
+        toolTurn({ name: "early", input: {}, id: "t1" }),
+        toolTurn({ name: "late", input: {}, id: "t2" }),
+        textTurn("done"),
+      ],
+    );
+    expect(await agent.prompt("go")).toMatchObject({ subtype: "success" });
+    expect(seen).toEqual([
+      { when: "early", aborted: true, reason: 'Tool "early" timed out after 30 ms.' },
+      { when: "late", aborted: true, reason: 'Tool "late" timed out after 30 ms.' },
+    ]);
+    await expectHealthy(agent, client, path);
+  });
+
   it("rejects an invalid timeoutMs at assembly", () => {
     expect(() => tool("t", "d", z.object({}), async () => ({ content: "" }), { timeoutMs: -1 })).toThrow(
       /timeoutMs must be a positive integer/,
