@@ -13,8 +13,11 @@ const WARMUP = 5;
 const MODEL = "bench-model";
 const echoHandler = async ({ text }) => ({ content: text.toUpperCase() });
 
+// Tools are defined once, as an application does (and as the raw loop builds its tool list once below); each run
+// creates its agent, as a service handling one request per agent does.
+const echo = tool("echo", "Echo text back in upper case", z.object({ text: z.string() }), echoHandler);
+
 export async function agentLoop(baseURL) {
-  const echo = tool("echo", "Echo text back in upper case", z.object({ text: z.string() }), echoHandler);
   const agent = createBareAgent({
     apiKey: "bench",
     baseURL,

@@ -70,6 +70,21 @@ async function subjects(url, peers) {
   const anthropicV2 = createAnthropicV2({ baseURL: `${url}/v1`, apiKey: "bench" });
   const input = z.object({ text: z.string() });
   const client = new Anthropic({ apiKey: "bench", baseURL: url });
+  // Every SDK's tool is defined once, as an application does (ours is too, in loop-overhead.mjs); agents and runs
+  // are created per run.
+  const aiTools = { echo: aiTool({ description: DESCRIPTION, inputSchema: input, execute: echo }) };
+  const openaiEcho = openai.tool({
+    name: "echo",
+    description: DESCRIPTION,
+    parameters: input,
+    execute: echo,
+  });
+  const mastraEcho = createTool({
+    id: "echo",
+    description: DESCRIPTION,
+    inputSchema: input,
+    execute: async ({ context }) => echo(context),
+  });
 
   return {
     "agent-lattice": () => agentLoop(url),
@@ -80,7 +95,7 @@ async function subjects(url, peers) {
         prompt: PROMPT,
         maxOutputTokens: 8192,
         stopWhen: stepCountIs(TURNS + 1),
-        tools: { echo: aiTool({ description: DESCRIPTION, inputSchema: input, execute: echo }) },
+        tools: aiTools,
       });
       for await (const _part of result.fullStream);
     },
@@ -90,7 +105,7 @@ async function subjects(url, peers) {
         instructions: "",
         model: aisdk(anthropic(MODEL)),
         modelSettings: { maxTokens: 8192 },
-        tools: [openai.tool({ name: "echo", description: DESCRIPTION, parameters: input, execute: echo })],
+        tools: [openaiEcho],
       });
       const result = await openai.run(agent, PROMPT, { maxTurns: TURNS + 1, stream: true });
       for await (const _event of result);
@@ -101,14 +116,7 @@ async function subjects(url, peers) {
         name: "bench",
         instructions: "",
         model: anthropicV2(MODEL),
-        tools: {
-          echo: createTool({
-            id: "echo",
-            description: DESCRIPTION,
-            inputSchema: input,
-            execute: async ({ context }) => echo(context),
-          }),
-        },
+        tools: { echo: mastraEcho },
       });
       const result = await agent.stream(PROMPT, {
         maxSteps: TURNS + 1,

@@ -52,11 +52,14 @@ function fallbackStream(
         return events.next();
       };
       return {
+        // Once the first event arrived, the stream's own promises are handed out as they are.
         next: () =>
-          events.next().then(result => {
-            started = true;
-            return result;
-          }, retryWithoutMarkers),
+          started
+            ? events.next()
+            : events.next().then(result => {
+                started = true;
+                return result;
+              }, retryWithoutMarkers),
         return: value => events.return?.(value) ?? Promise.resolve({ done: true, value }),
       };
     },
