@@ -1,6 +1,6 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { GLOB_MAX_RESULTS } from "../src/tools/glob.js";
+import { GLOB_MAX_RESULTS } from "../src/tools/limits.js";
 import { call, tempDir, text, toolsFor } from "./helpers.js";
 
 function tree(files: string[]): string {

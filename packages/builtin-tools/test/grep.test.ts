@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { ToolDefinition } from "@agent-lattice/core";
 import { describe, expect, it } from "vitest";
-import { GREP_MAX_OUTPUT_CHARS } from "../src/tools/grep.js";
+import { GREP_MAX_OUTPUT_CHARS } from "../src/tools/limits.js";
 import { call, tempDir, text, toolsFor } from "./helpers.js";
 
 function tree(files: Record<string, string | Buffer>): {

@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LS_MAX_ENTRIES } from "../src/tools/ls.js";
+import { LS_MAX_ENTRIES } from "../src/tools/limits.js";
 import { call, tempDir, text, toolsFor } from "./helpers.js";
 
 describe("LS", () => {

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS } from "../src/tools/read.js";
+import { READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS } from "../src/tools/limits.js";
 import { call, tempDir, text, toolsFor } from "./helpers.js";
 
 function setup() {

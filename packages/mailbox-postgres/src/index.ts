@@ -1,4 +1,6 @@
 // @agent-lattice/mailbox-postgres: a TeamMailbox on PostgreSQL for teams whose members run on many machines.
+
+export { createPostgresMailbox, migratePostgresMailbox } from "./create-postgres-mailbox.js";
 export { PostgresMailboxError, type PostgresMailboxErrorCode } from "./errors.js";
 export { channelOf as postgresMailboxChannel } from "./listener.js";
 export { SCHEMA_VERSION as POSTGRES_MAILBOX_SCHEMA_VERSION } from "./migrations.js";
@@ -9,9 +11,4 @@ export type {
   PostgresQueryConfig,
   PostgresQueryResult,
 } from "./pool.js";
-export {
-  createPostgresMailbox,
-  migratePostgresMailbox,
-  type PostgresMailbox,
-  type PostgresMailboxOptions,
-} from "./postgres-mailbox.js";
+export type { PostgresMailbox, PostgresMailboxOptions } from "./postgres-mailbox.js";

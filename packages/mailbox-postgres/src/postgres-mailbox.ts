@@ -62,16 +62,8 @@ const DEFAULT_LEASE_MS = 60_000;
 
 let processOwner: string | undefined;
 
-/**
- * A durable TeamMailbox in PostgreSQL, shared by any number of processes on any number of machines: claims take
- * their mailbox's gate (an advisory lock) and the message row with FOR UPDATE SKIP LOCKED, so a member's messages
- * are processed one at a time by one claimer; claims carry leases that the runtime renews, and work a dead process held is claimed again once its lease
- * expires; a settle and the reply it sends commit in one transaction; LISTEN/NOTIFY wakes watchers (idle workers, a
- * lead waiting for reports) as soon as a change commits. It applies its own versioned migrations at creation.
- *
- * The `pg` package is loaded only here, and only when no `pool` is given.
- */
-export async function createPostgresMailbox(options: PostgresMailboxOptions): Promise<PostgresMailbox> {
+/** The implementation of createPostgresMailbox() (see create-postgres-mailbox.ts), loaded on its first call. */
+export async function openPostgresMailbox(options: PostgresMailboxOptions): Promise<PostgresMailbox> {
   const { schema, poolSize, apply } = validateOptions(options);
   const owned = options.pool === undefined;
   const pool = options.pool ?? (await createPool(options.connectionString!, poolSize));
@@ -85,11 +77,8 @@ export async function createPostgresMailbox(options: PostgresMailboxOptions): Pr
   return postgresMailbox(pool, owned, schema, storeId);
 }
 
-/**
- * Applies the mailbox schema's pending migrations (a deploy step, for when the application's role may not create
- * tables and mailboxes are created with `migrate: false`). Returns the schema version now in place.
- */
-export async function migratePostgresMailbox(
+/** The implementation of migratePostgresMailbox() (see create-postgres-mailbox.ts), loaded on its first call. */
+export async function applyMigrations(
   options: Omit<PostgresMailboxOptions, "migrate">,
 ): Promise<{ schema: string; version: number }> {
   const { schema, poolSize } = validateOptions(options);

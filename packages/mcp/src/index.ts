@@ -1,13 +1,9 @@
 // @agent-lattice/mcp public API. Importing it loads none of the MCP SDK: the connect functions load it on first use.
 export type { MCPConnection } from "./connection.js";
+export { createMCPTools } from "./create-mcp-tools.js";
 export { MCPAuthorizationRequiredError, MCPConnectionError } from "./errors.js";
 export type { MCPCallToolResult, MCPClient, MCPRequestOptions } from "./mcp-client.js";
-export {
-  createMCPTools,
-  type MCPToolDefinition,
-  type MCPToolMetadata,
-  type MCPToolSource,
-} from "./mcp-tools.js";
+export type { MCPToolDefinition, MCPToolMetadata, MCPToolSource } from "./mcp-tools.js";
 export {
   DEFAULT_MCP_CALL_TIMEOUT_MS,
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,

@@ -174,13 +174,8 @@ export class MCPToolCatalog implements MCPToolSource {
   }
 }
 
-/**
- * The tools of an MCP client the host manages (connected, and closed, by the host). Lists the server's tools and
- * returns them as agent tools: `tools: await createMCPTools(client, { namePrefix: "docs" })`. With the SDK's
- * `Client`, the tools follow `notifications/tools/list_changed` (pass `listChanged: false` to keep your own
- * handler for it and call `tools[i].source.refresh()` yourself).
- */
-export async function createMCPTools(
+/** The implementation of createMCPTools() (see create-mcp-tools.ts), loaded on its first call. */
+export async function listMCPTools(
   client: MCPClient,
   options: MCPToolsOptions = {},
 ): Promise<MCPToolDefinition[]> {

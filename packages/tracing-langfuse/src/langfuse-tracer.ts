@@ -1,7 +1,7 @@
 import { type ContextTracer, defineContextTracer, InvalidOptionError } from "@agent-lattice/core";
 import { DeferredEvents } from "@agent-lattice/core/internal";
 import { FailureLog } from "./errors.js";
-import { LangfuseObservationMapper } from "./observation-mapper.js";
+import type { LangfuseObservationMapper } from "./observation-mapper.js";
 import { type LangfuseContextTracerOptions, validateOptions } from "./options.js";
 
 interface FlushableProvider {
@@ -32,9 +32,9 @@ export function createLangfuseContextTracer(options: LangfuseContextTracerOption
   let provider: (() => FlushableProvider | undefined) | undefined;
 
   const ready = loadLangfuse().then(
-    ({ tracing, otel }) => {
+    ({ tracing, otel, ObservationMapper }) => {
       provider = () => tracing.getLangfuseTracerProvider() as FlushableProvider;
-      mapper = new LangfuseObservationMapper({
+      mapper = new ObservationMapper({
         startObservation: options.startObservation ?? tracing.startObservation,
         ...(options.startObservation
           ? {
@@ -110,6 +110,11 @@ function flushableProvider(provider: FlushableProvider | undefined): FlushablePr
 }
 
 async function loadLangfuse() {
-  const [tracing, otel] = await Promise.all([import("@langfuse/tracing"), import("@opentelemetry/api")]);
-  return { tracing, otel };
+  // The mapper (our own code) loads with the library, so importing this package evaluates only the tracer's shell.
+  const [tracing, otel, { LangfuseObservationMapper }] = await Promise.all([
+    import("@langfuse/tracing"),
+    import("@opentelemetry/api"),
+    import("./observation-mapper.js"),
+  ]);
+  return { tracing, otel, ObservationMapper: LangfuseObservationMapper };
 }
