@@ -316,37 +316,22 @@ export function createMemoryMailbox(): TeamMailbox {
  */
 function view(entry: Entry): TeamMessage {
   const metadata = copyJsonValue(entry.metadata);
-  const message: TeamMessage =
-    entry.parentMessageId === undefined
-      ? {
-          id: entry.id,
-          workItemId: entry.workItemId,
-          threadId: entry.threadId,
-          from: entry.from,
-          to: entry.to,
-          kind: entry.kind,
-          content: entry.content,
-          status: entry.status,
-          metadata,
-          createdAt: entry.createdAt,
-          updatedAt: entry.updatedAt,
-          attempts: entry.attempts,
-        }
-      : {
-          id: entry.id,
-          workItemId: entry.workItemId,
-          threadId: entry.threadId,
-          parentMessageId: entry.parentMessageId,
-          from: entry.from,
-          to: entry.to,
-          kind: entry.kind,
-          content: entry.content,
-          status: entry.status,
-          metadata,
-          createdAt: entry.createdAt,
-          updatedAt: entry.updatedAt,
-          attempts: entry.attempts,
-        };
+  // parentMessageId keeps its place after threadId, and appears only when set.
+  const message: TeamMessage = {
+    id: entry.id,
+    workItemId: entry.workItemId,
+    threadId: entry.threadId,
+    ...(entry.parentMessageId !== undefined ? { parentMessageId: entry.parentMessageId } : {}),
+    from: entry.from,
+    to: entry.to,
+    kind: entry.kind,
+    content: entry.content,
+    status: entry.status,
+    metadata,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+    attempts: entry.attempts,
+  };
   if (entry.claimedBy !== undefined) message.claimedBy = entry.claimedBy;
   if (entry.leaseExpiresAt !== undefined) message.leaseExpiresAt = entry.leaseExpiresAt;
   if (entry.outcome) message.outcome = copyJsonValue(entry.outcome);
