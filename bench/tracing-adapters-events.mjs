@@ -2,14 +2,17 @@
 // the machine's load barely moves it). One 20-turn streamed tool loop against the mock (in its own process) is
 // recorded, then its 81 events are replayed as fresh runs into a no-op tracer, createLangSmithContextTracer and
 // createLangfuseContextTracer (wired as in tracing-adapters.mjs, receivers on loopback in their own process), in
-// interleaved rounds after a warm-up. For each event the agent thread's CPU time (Linux per-thread schedstat) is
-// read over each replayed run, and the process's CPU around onEvent (the synchronous part) and around the turn of
-// the event loop after it (the deferred part: the adapter's mapping, or the hand-over to LangSmith's worker).
-// Each run is flushed after, not timed. Prints per adapter the mean CPU per run beyond the no-op tracer's, split by
-// event type, and for LangSmith the CPU of its worker thread per run (replay and flush: all of langsmith's work).
+// interleaved rounds after a warm-up. The agent thread's CPU time (Linux per-thread schedstat) is read over each
+// replayed run (the hot path: onEvent and the turn of the event loop after each event, where the agent's next step
+// would run) and over the pause after it (the adapters map each batch when the agent pauses: the deferred
+// mapping, or the hand-over to LangSmith's worker); the process's CPU around each onEvent splits the hot path by
+// event type. Each run is flushed after, not timed. Prints per adapter the mean CPU per run beyond the no-op
+// tracer's, and for LangSmith the CPU of its worker thread per run (replay and flush: all of langsmith's work).
 // Linux only (prints a skip line elsewhere).
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
@@ -64,16 +67,16 @@ function processCpuMs() {
 }
 
 /**
- * Replays one run's events as run `runId`. The agent thread's CPU for the run comes from schedstat, which the kernel
- * brings up to date only at ticks and switches: one reading can be a few ms stale, but a run's total (first to last
- * reading) is right within one tick, and averaging runs makes it exact. The split (synchronous onEvent, deferred
- * work, event types) is read from process.cpuUsage(), precise but including other threads: exact for Langfuse
- * (single-threaded), an upper bound for LangSmith (its worker works meanwhile).
+ * Replays one run's events as run `runId`, then pauses as an agent waiting on its model would. The agent thread's
+ * CPU for the run comes from schedstat, which the kernel brings up to date only at ticks and switches: one reading
+ * can be a few ms stale, but a run's total (first to last reading) is right within one tick, and averaging runs
+ * makes it exact. The split by event type is read from process.cpuUsage(), precise but including other threads:
+ * exact for Langfuse (single-threaded), an upper bound for LangSmith (its worker works meanwhile).
  */
 async function replay(tracer, events, runId) {
   const byType = {};
   let sync = 0;
-  let deferred = 0;
+  let tick = 0;
   const threadStart = threadCpuMs();
   for (const recorded of events) {
     const event = { ...recorded, run_id: runId };
@@ -83,10 +86,21 @@ async function replay(tracer, events, runId) {
     await new Promise(resolve => setImmediate(resolve));
     const after = processCpuMs();
     sync += returned - start;
-    deferred += after - returned;
+    tick += after - returned;
     byType[event.type] = (byType[event.type] ?? 0) + (after - start);
   }
-  return { thread: threadCpuMs() - threadStart, sync, deferred, byType };
+  const threadReplayed = threadCpuMs();
+  // The pause: the adapters' batch is handled DEFAULT_QUIET_MS after the last event.
+  await sleep(DEFAULT_QUIET_MS + 15);
+  const threadEnd = threadCpuMs();
+  return {
+    thread: threadEnd - threadStart,
+    hotPath: threadReplayed - threadStart,
+    atPause: threadEnd - threadReplayed,
+    sync,
+    tick,
+    byType,
+  };
 }
 
 export async function runTracingAdapterEvents() {
@@ -150,13 +164,16 @@ export async function runTracingAdapterEvents() {
   const mean = (name, pick) => samples[name].reduce((sum, sample) => sum + pick(sample), 0) / ROUNDS;
   const beyondNoop = (name, pick) => +(mean(name, pick) - mean("noop", pick)).toFixed(3);
   const adapter = name => ({
-    // The agent thread alone (schedstat), beyond the no-op tracer: the figure to read.
+    // The agent thread alone (schedstat), beyond the no-op tracer: the figures to read. In all, then split:
+    // during the replay (the hot path: inside the agent's steps) and in the pause after it (the batch).
     agentThreadPerRunMs: beyondNoop(name, s => s.thread),
     agentThreadPerEventUs: +((1000 * beyondNoop(name, s => s.thread)) / events.length).toFixed(1),
-    // process.cpuUsage() split (all threads: for LangSmith an upper bound that includes its worker).
+    agentThreadHotPathPerRunMs: beyondNoop(name, s => s.hotPath),
+    agentThreadAtPausePerRunMs: beyondNoop(name, s => s.atPause),
+    // process.cpuUsage() split of the hot path (all threads: for LangSmith an upper bound with its worker).
     synchronousOnEventPerRunMs: beyondNoop(name, s => s.sync),
-    deferredPerRunMs: beyondNoop(name, s => s.deferred),
-    byTypePerRunMs: Object.fromEntries(
+    turnAfterEventPerRunMs: beyondNoop(name, s => s.tick),
+    hotPathByTypePerRunMs: Object.fromEntries(
       Object.keys(samples[name][0].byType).map(type => [type, beyondNoop(name, s => s.byType[type])]),
     ),
   });

@@ -60,6 +60,12 @@ export { messageOf } from "./tool-execution.js";
 export { DeferredEvents } from "./trace-tree/deferred-events.js";
 export { DeliveryFailures, describeFailure } from "./trace-tree/delivery-failures.js";
 export {
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_QUIET_MS,
+  QuietTimer,
+  type QuietTiming,
+} from "./trace-tree/quiet-timer.js";
+export {
   requestMessages,
   resultErrorText,
   resultOutputs,

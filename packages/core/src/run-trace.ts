@@ -1,4 +1,4 @@
-import { bindFailurePolicy } from "./failure-policy.js";
+import { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
 import {
   type ContextTraceEvent,
   type ContextTraceEventDataMap,
@@ -41,15 +41,20 @@ export class RunTrace {
     this.enabled = tracers.length > 0;
   }
 
-  /** Emits one event; `at` (epoch ms) stamps a time measured by the caller instead of now. */
-  async emit<T extends ContextTraceEventType>(
+  /**
+   * Emits one event; `at` (epoch ms) stamps a time measured by the caller instead of now. The returned promise is
+   * already settled when every tracer's onEvent returned synchronously (the common case: hosted tracers queue the
+   * event and return), so an emit costs the agent's step no chain of promises; an onEvent that returns a promise
+   * (the JSONL tracer's write, a composite) is awaited before the next tracer sees the event, as before.
+   */
+  emit<T extends ContextTraceEventType>(
     type: T,
     data: ContextTraceEventDataMap[T],
     at?: number,
   ): Promise<void> {
-    if (!this.enabled) return;
+    if (!this.enabled) return SETTLED;
     const { sessionId, source, parentRunId, parentToolUseId, hook } = this.options;
-    let event = {
+    const event = {
       v: TRACE_EVENT_VERSION,
       session_id: sessionId,
       run_id: this.runId,
@@ -62,9 +67,52 @@ export class RunTrace {
       data,
     } as ContextTraceEvent;
     // A throwing hook propagates (like every hook): a redaction that failed quietly would leak.
-    if (hook) event = (await hook(event)) ?? event;
-    for (const tracer of this.tracers) await deliver(tracer, event);
+    if (hook) return this.#hooked(event, hook);
+    return this.#deliverFrom(event, 0);
   }
+
+  async #hooked(event: ContextTraceEvent, hook: TraceEventHook): Promise<void> {
+    await this.#deliverFrom((await hook(event)) ?? event, 0);
+  }
+
+  /** Hands the event to the tracers from index `from` on, in order, each under its own failure policy. */
+  #deliverFrom(event: ContextTraceEvent, from: number): Promise<void> {
+    for (let index = from; index < this.tracers.length; index++) {
+      const tracer = this.tracers[index]!;
+      let returned: void | Promise<void>;
+      try {
+        returned = tracer.onEvent(event);
+      } catch (error) {
+        if (failurePolicyOf(tracer) === true) return Promise.reject(error);
+        continue; // swallowed by design: observability must not take the agent down
+      }
+      if (isThenable(returned)) return this.#afterPending(returned, tracer, event, index + 1);
+    }
+    return SETTLED;
+  }
+
+  async #afterPending(
+    pending: PromiseLike<void>,
+    tracer: ContextTracer,
+    event: ContextTraceEvent,
+    next: number,
+  ): Promise<void> {
+    try {
+      await pending;
+    } catch (error) {
+      if (failurePolicyOf(tracer) === true) throw error;
+    }
+    await this.#deliverFrom(event, next);
+  }
+}
+
+/** What emit() returns when nothing is pending (shared: awaiting a settled promise allocates nothing). */
+const SETTLED: Promise<void> = Promise.resolve();
+
+function isThenable(value: unknown): value is PromiseLike<void> {
+  return (
+    typeof value === "object" && value !== null && typeof (value as PromiseLike<void>).then === "function"
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 // tree per query (TraceTreeMapper), the deferred event queue and delivery failures. The adapters' own tests
 // check the trees LangSmith and Langfuse receive; these check the shared decisions on a recording tree.
 import { createScriptedModelClient, textTurn, toolTurn } from "@agent-lattice/testing";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import {
   agentTool,
@@ -12,7 +12,15 @@ import {
   type ToolResultData,
   tool,
 } from "../src/index.js";
-import { DeferredEvents, DeliveryFailures, type TraceRun, TraceTreeMapper } from "../src/internal.js";
+import {
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_QUIET_MS,
+  DeferredEvents,
+  DeliveryFailures,
+  QuietTimer,
+  type TraceRun,
+  TraceTreeMapper,
+} from "../src/internal.js";
 
 interface Node {
   kind: string;
@@ -173,19 +181,48 @@ describe("TraceTreeMapper (R4, R5: one tree per query)", () => {
 describe("DeferredEvents", () => {
   const event = (seq: number) => ({ type: "user_message", seq }) as unknown as ContextTraceEvent;
 
-  it("holds events until started, then hands them over in order on a later turn of the event loop", async () => {
+  // Fake timers: the pause is simulated, so nothing here depends on how fast the machine is.
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("holds events until started, then hands them over in order once the pushes pause", () => {
     const seen: number[] = [];
     const queue = new DeferredEvents(() => {});
     queue.push(event(1));
-    await new Promise(resolve => setImmediate(resolve));
+    vi.advanceTimersByTime(DEFAULT_MAX_DELAY_MS);
     expect(seen).toEqual([]); // not started: nothing handled, nothing lost
     queue.start(e => seen.push(e.seq));
     expect(seen).toEqual([1]);
     queue.push(event(2));
-    queue.push(event(3));
-    expect(seen).toEqual([1]); // never inside the caller's step
-    await new Promise(resolve => setImmediate(resolve));
+    vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+    queue.push(event(3)); // still busy: the pause starts again
+    vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+    expect(seen).toEqual([1]); // never inside the caller's burst of events
+    vi.advanceTimersByTime(1);
     expect(seen).toEqual([1, 2, 3]);
+    expect(vi.getTimerCount()).toBe(0); // nothing left armed
+  });
+
+  it("hands over a stream that never pauses at the batch's deadline, and at once on drain()", () => {
+    const seen: number[] = [];
+    const queue = new DeferredEvents(() => {}, { quietMs: 10, maxDelayMs: 100 });
+    queue.start(e => seen.push(e.seq));
+    for (let seq = 0; seq < 10; seq++) {
+      queue.push(event(seq));
+      vi.advanceTimersByTime(9);
+    }
+    expect(seen).toEqual([]);
+    queue.push(event(10));
+    vi.advanceTimersByTime(10); // 100 ms after the batch's first event
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    queue.push(event(11));
+    queue.drain(); // flush() and close()
+    expect(seen.at(-1)).toBe(11);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("reports an event the handler threw on and goes on with the rest; discard() drops what comes", async () => {
@@ -204,6 +241,33 @@ describe("DeferredEvents", () => {
     queue.push(event(4));
     queue.drain();
     expect(seen).toEqual([1, 3]);
+  });
+});
+
+describe("QuietTimer", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("runs the work once per batch, after the pause; cancel() disarms it", () => {
+    let runs = 0;
+    const timer = new QuietTimer(() => runs++, { quietMs: 5, maxDelayMs: 50 });
+    timer.touch();
+    timer.touch();
+    vi.advanceTimersByTime(5);
+    expect(runs).toBe(1);
+    vi.advanceTimersByTime(100);
+    expect(runs).toBe(1); // the deadline was disarmed with the batch
+    timer.touch();
+    timer.cancel();
+    vi.advanceTimersByTime(100);
+    expect(runs).toBe(1);
+    timer.touch(); // a new batch after cancel() arms new timers
+    vi.advanceTimersByTime(5);
+    expect(runs).toBe(2);
   });
 });
 

@@ -14,7 +14,10 @@ interface DrainableClient {
 
 /** The tracer's engine: the mapper, langsmith's client, the work handed to it. Runs in a worker or in-process. */
 export interface LangSmithRuntime {
-  /** Queues events; they are mapped on the next turn of the event loop (or once langsmith has loaded). */
+  /**
+   * Queues events; they are mapped when the agent pauses (core's DeferredEvents), or at once with `mapAtOnce`
+   * (the worker: its batches arrive at the agent's pauses already), or once langsmith has loaded.
+   */
   push(events: readonly ContextTraceEvent[]): void;
   /** Resolves once everything handed over so far has been sent (or has failed: see failures). */
   flush(): Promise<void>;
@@ -32,6 +35,7 @@ export interface LangSmithRuntime {
 export function createLangSmithRuntime(
   options: LangSmithContextTracerOptions,
   onFailure?: (line: string) => void,
+  mapAtOnce = false,
 ): LangSmithRuntime {
   const failures = new FailureLog(onFailure);
   const pending = new Set<Promise<void>>();
@@ -115,6 +119,7 @@ export function createLangSmithRuntime(
     failures,
     push(batch) {
       for (const event of batch) events.push(event);
+      if (mapAtOnce) events.drain();
     },
     flush,
     async close() {

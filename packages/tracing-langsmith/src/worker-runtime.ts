@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 // node:worker_threads is loaded when the first worker starts (process.getBuiltinModule): loading it costs
 // several milliseconds, which every `import "agent-lattice"` would pay otherwise.
 import type { ContextTraceEvent } from "@agent-lattice/core";
+import { QuietTimer } from "@agent-lattice/core/internal";
 import { HistoryEncoder } from "./history-refs.js";
 import type { FromWorker, ToWorker, WorkerOptions } from "./worker-protocol.js";
 
@@ -15,8 +16,9 @@ export interface WorkerRuntime {
 }
 
 /**
- * Starts the worker (this package's dist/worker.js) and forwards events to it, one message per turn of the event
- * loop, each run's history sent once (history-refs.ts). The worker holds the process open only while it has unsent
+ * Starts the worker (this package's dist/worker.js) and forwards events to it in batches, one message each time
+ * the agent pauses (core's QuietTimer: no event for a while, typically while it waits on its model; at the latest a
+ * second after a batch's first event), each run's history sent once (history-refs.ts): onEvent only appends. The worker holds the process open only while it has unsent
  * runs (an idle tracer never keeps a process alive); flush() and close() wait for its answer; close() ends the
  * thread.
  */
@@ -65,6 +67,7 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
   worker.on("exit", code => stop(`the LangSmith tracer's worker exited (code ${code})`));
 
   const send = () => {
+    timer.cancel();
     if (!batch.length || stopped) return;
     const events = batch;
     batch = [];
@@ -82,6 +85,7 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
       onFailure(`${events.length} events could not be handed to the worker: ${(error as Error).message}`);
     }
   };
+  const timer = new QuietTimer(send);
   const request = (type: "flush" | "close") =>
     new Promise<void>(resolve => {
       send();
@@ -95,8 +99,8 @@ export function startWorkerRuntime(options: WorkerOptions, onFailure: (line: str
   return {
     push(events) {
       if (stopped) return;
-      if (!batch.length) setImmediate(send);
-      batch.push(...events);
+      for (const event of events) batch.push(event);
+      timer.touch();
     },
     flush: () => request("flush"),
     async close() {

@@ -12,7 +12,12 @@ if (!port)
   throw new Error("@agent-lattice/tracing-langsmith/worker runs only as the tracer's worker thread.");
 const post = (message: FromWorker) => port.postMessage(message);
 lowerThisThreadsPriority();
-const runtime = createLangSmithRuntime(workerData as WorkerOptions, line => post({ type: "failure", line }));
+// Batches arrive when the agent pauses: mapped as they come (this thread is not the agent's).
+const runtime = createLangSmithRuntime(
+  workerData as WorkerOptions,
+  line => post({ type: "failure", line }),
+  true,
+);
 const decoder = new HistoryDecoder();
 const onMissing = (line: string) => runtime.failures.add(line);
 let latest = 0;
