@@ -11,7 +11,8 @@ import { invalidRequest, textTurn, toolTurn } from "@agent-lattice/testing";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
 import { setLangfuseTracerProvider } from "@langfuse/tracing";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { describe, expect, it } from "vitest";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import { createLangfuseContextTracer, type StartObservationFn } from "../src/index.js";
 import { mockModel, onCleanup, receiver } from "./helpers.js";
@@ -169,6 +170,32 @@ describe("startObservation (injection point)", () => {
         { output: expect.objectContaining({ subtype: "success", result: "A" }) },
       ]),
     );
+  });
+});
+
+describe("when events are mapped", () => {
+  it("onEvent only queues: a burst of events is mapped once they pause, never inside the burst", async () => {
+    const names: string[] = [];
+    const start = ((name: string) => {
+      names.push(name);
+      return { otelSpan: { spanContext: () => ({ spanId: name }) }, update() {}, end() {} };
+    }) as unknown as StartObservationFn;
+    const tracer = createLangfuseContextTracer({ startObservation: start });
+    await tracer.flush!(); // the library has loaded
+    // Fake timers: the pause is simulated (setImmediate too: a turn of the event loop is not a pause).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate"] });
+    try {
+      tracer.onEvent(event("run_start", { model: "m", tools: [] }, 0));
+      vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+      tracer.onEvent(event("user_message", { content: "hi", origin: "prompt" }, 1));
+      vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+      expect(names).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(names).toEqual(["crew"]);
+    } finally {
+      vi.useRealTimers();
+    }
+    await tracer.close!();
   });
 });
 

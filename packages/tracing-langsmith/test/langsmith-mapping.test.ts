@@ -9,7 +9,8 @@ import {
 } from "@agent-lattice/core";
 import { invalidRequest, textTurn } from "@agent-lattice/testing";
 import { RunTree, type RunTreeConfig } from "langsmith/run_trees";
-import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
 import { messageText, mockModel, receiver } from "./helpers.js";
 
@@ -136,6 +137,35 @@ describe("injection points", () => {
     await tracer.close!();
     expect(seen).toHaveLength(1);
     expect(ls.list().map(run => run.name)).toEqual(["custom-greeter", "m"]);
+  });
+
+  it("onEvent only queues: a burst of events reaches langsmith once they pause, never inside the burst", async () => {
+    const ls = await receiver();
+    const created: string[] = [];
+    // An injected factory runs the engine in-process, where the batching is observable.
+    const tracer = createLangSmithContextTracer({
+      apiUrl: ls.url,
+      apiKey: "k",
+      runTree: config => {
+        created.push(config.name);
+        return new RunTree(config);
+      },
+    });
+    await tracer.flush!(); // langsmith has loaded
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate"] });
+    try {
+      tracer.onEvent(event("run_start", { model: "m", tools: [] }, { seq: 0 }));
+      vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+      tracer.onEvent(event("user_message", { content: "hi", origin: "prompt" }, { seq: 1 }));
+      vi.advanceTimersByTime(DEFAULT_QUIET_MS - 1);
+      expect(created).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(created).toEqual(["crew"]);
+    } finally {
+      vi.useRealTimers();
+    }
+    await tracer.close!();
+    expect(ls.list().map(run => run.name)).toEqual(["crew"]);
   });
 
   it("LANGSMITH_TRACING=false turns the tracer into a no-op", async () => {
