@@ -2,9 +2,13 @@
 // being measured. Plays a model that calls `echo` until it has seen TOOL_TURNS tool results, then answers.
 // Tool results are counted as tool_result blocks (not as user messages), so a client that sends its prompt as
 // content blocks gets the same number of turns. The parent may ask how many requests it has served ("requests").
+// MODEL_DELAY_MS (default 0: an instant model) holds each answer that long before its headers, as a remote model's
+// latency would.
 import { startMockAnthropicServer, textTurn, toolTurn } from "@agent-lattice/testing";
 
 const toolTurns = Number(process.env.TOOL_TURNS ?? 19);
+const latency =
+  Number(process.env.MODEL_DELAY_MS ?? 0) > 0 ? { delayMs: Number(process.env.MODEL_DELAY_MS) } : {};
 let requests = 0;
 const toolResults = messages =>
   messages
@@ -17,9 +21,9 @@ const server = await startMockAnthropicServer({
     return seen < toolTurns
       ? toolTurn(
           { name: "echo", input: { text: `call ${seen} `.repeat(8) } },
-          { text: "Checking the next item." },
+          { text: "Checking the next item.", ...latency },
         )
-      : textTurn("All items checked. ".repeat(10));
+      : textTurn("All items checked. ".repeat(10), latency);
   },
 });
 process.send?.({ url: server.url });

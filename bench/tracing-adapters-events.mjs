@@ -12,8 +12,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
 import { LangfuseSpanProcessor } from "@langfuse/otel";

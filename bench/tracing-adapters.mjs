@@ -13,6 +13,8 @@
 // average is printed before and after: on a busy machine a worker thread competes with the agent for cores.
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createBareAgent, defineContextTracer, tool } from "@agent-lattice/core";
 import { createLangfuseContextTracer } from "@agent-lattice/tracing-langfuse";
 import { createLangSmithContextTracer } from "@agent-lattice/tracing-langsmith";
@@ -29,6 +31,18 @@ const ROUNDS = Number(process.env.ROUNDS ?? 60);
 const WARMUP = 8;
 const MODEL = "bench-model";
 const TARGET = 1.05;
+// A model that answers after this many ms (default 0: instant), as a remote one would: the adapters then do their
+// work in the agent's waits (they map each batch when the agent pauses).
+const MODEL_DELAY_MS = Number(process.env.MODEL_DELAY_MS ?? 0);
+// A full collection after each variant's flush (untimed), so no variant's loop collects the garbage of the one
+// before it: an adapter that does its work in the flush would otherwise leave it to the next variant's loop.
+// GC_BETWEEN=0 turns it off.
+const collect = process.env.GC_BETWEEN === "0" ? () => {} : exposeGc();
+
+function exposeGc() {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc");
+}
 
 /**
  * CPU time of this process's main thread (the agent's), in ms: Linux's per-thread scheduler statistics, so a
@@ -80,7 +94,10 @@ async function loop(baseURL, tracer) {
 
 export async function runTracingAdapters() {
   const loadAtStart = loadavg().map(value => +value.toFixed(2));
-  const model = await startMockServerProcess({ TOOL_TURNS: String(TURNS - 1) });
+  const model = await startMockServerProcess({
+    TOOL_TURNS: String(TURNS - 1),
+    MODEL_DELAY_MS: String(MODEL_DELAY_MS),
+  });
   const receiver = await startReceiverProcess();
   const spanProcessor = new LangfuseSpanProcessor({
     baseUrl: receiver.url,
@@ -125,6 +142,7 @@ export async function runTracingAdapters() {
           flushMs = performance.now() - start;
         }
         const flushCpu = process.cpuUsage(flushCpuStart);
+        collect();
         if (round >= WARMUP) {
           times[variant].push(ms);
           cpuTimes[variant].push(cpuMs);
@@ -169,6 +187,8 @@ export async function runTracingAdapters() {
       rounds: ROUNDS,
       warmupRounds: WARMUP,
       turns: TURNS,
+      modelDelayMs: MODEL_DELAY_MS,
+      gcBetweenVariants: process.env.GC_BETWEEN !== "0",
       plain: {
         loopMedianMs: perRun(times.plain),
         cpuPerRunMs: perRun(cpuTimes.plain),

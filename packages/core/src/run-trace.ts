@@ -45,7 +45,7 @@ export class RunTrace {
    * Emits one event; `at` (epoch ms) stamps a time measured by the caller instead of now. The returned promise is
    * already settled when every tracer's onEvent returned synchronously (the common case: hosted tracers queue the
    * event and return), so an emit costs the agent's step no chain of promises; an onEvent that returns a promise
-   * (the JSONL tracer's write, a composite) is awaited before the next tracer sees the event, as before.
+   * (the JSONL tracer's write under failOnError, a composite) is awaited before the next tracer sees it, as before.
    */
   emit<T extends ContextTraceEventType>(
     type: T,

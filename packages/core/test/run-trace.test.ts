@@ -9,7 +9,10 @@ const options = { sessionId: "s", source: "agent" };
 describe("RunTrace.emit", () => {
   it("costs a synchronous tracer no promise per event: every emit returns the same settled promise", async () => {
     const seen: string[] = [];
-    const trace = new RunTrace([defineContextTracer({ onEvent: event => void seen.push(event.type) })], options);
+    const trace = new RunTrace(
+      [defineContextTracer({ onEvent: event => void seen.push(event.type) })],
+      options,
+    );
     const first = trace.emit("user_message", { content: "hi", origin: "prompt" });
     const second = trace.emit("user_message", { content: "again", origin: "runtime" });
     expect(seen).toEqual(["user_message", "user_message"]); // delivered inside emit()

@@ -7,11 +7,11 @@ import {
   TRACE_EVENT_VERSION,
   tool,
 } from "@agent-lattice/core";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { invalidRequest, textTurn, toolTurn } from "@agent-lattice/testing";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
 import { setLangfuseTracerProvider } from "@langfuse/tracing";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import { createLangfuseContextTracer, type StartObservationFn } from "../src/index.js";

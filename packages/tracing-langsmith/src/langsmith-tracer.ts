@@ -14,7 +14,8 @@ import { startWorkerRuntime, type WorkerRuntime } from "./worker-runtime.js";
  * A ContextTracer that sends every query as a LangSmith run tree (see run-mapper.ts for the mapping).
  *
  * By default the mapping and langsmith's client (serialization, batching, HTTP) run on a worker thread started
- * when the tracer is created, so the agent's thread only hands events over: onEvent never waits on the network,
+ * when the tracer is created, so the agent's thread only queues events and hands each batch over when the agent
+ * pauses (worker-runtime.ts): onEvent never waits on the network,
  * and importing this package loads no langsmith at all. With `RunTree`, `runTree` or `client` (objects that cannot
  * cross threads) the same engine runs in-process, loading langsmith when the tracer is created. flush() and
  * close() wait until every run handed over so far has been sent (close() first ends the runs still open, so a

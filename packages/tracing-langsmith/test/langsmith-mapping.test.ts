@@ -7,9 +7,9 @@ import {
   InvalidOptionError,
   TRACE_EVENT_VERSION,
 } from "@agent-lattice/core";
+import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { invalidRequest, textTurn } from "@agent-lattice/testing";
 import { RunTree, type RunTreeConfig } from "langsmith/run_trees";
-import { DEFAULT_QUIET_MS } from "@agent-lattice/core/internal";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLangSmithContextTracer } from "../src/index.js";
 import { messageText, mockModel, receiver } from "./helpers.js";

@@ -12,13 +12,16 @@
  * work at once. Timers are made per batch and refreshed per event; they keep the process alive as the work is due.
  */
 export interface QuietTiming {
-  /** How long without a new event counts as a pause (default 20 ms). */
+  /**
+   * How long without a new event counts as a pause (default 50 ms: far below a model's latency, above the gaps a
+   * busy agent's thread sees when a loaded machine deschedules it, which would otherwise put work inside its step).
+   */
   quietMs?: number;
   /** The longest an event waits for a pause (default 1000 ms). */
   maxDelayMs?: number;
 }
 
-export const DEFAULT_QUIET_MS = 20;
+export const DEFAULT_QUIET_MS = 50;
 export const DEFAULT_MAX_DELAY_MS = 1000;
 
 export class QuietTimer {
