@@ -4,7 +4,7 @@ import { QuietTimer, type QuietTiming } from "./quiet-timer.js";
 /**
  * Where a hosted tracer's onEvent puts events: onEvent only appends the event here; they are mapped in one batch
  * once the agent pauses (quiet-timer.ts: no event for a while, typically while it waits on its model) or at the
- * latest a second after the batch's first, never inside the agent's step. flush() and close() drain at once.
+ * latest a second after the batch's first, not after each of the agent's steps. flush() and close() drain at once.
  * Until the tracer's library has loaded (it is imported when the tracer is created), events wait here in order.
  */
 export class DeferredEvents {
