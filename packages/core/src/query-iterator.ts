@@ -1,3 +1,4 @@
+import { type DirectRead, directReadOf } from "./direct-read.js";
 import type { RawStreamEvent } from "./model-client.js";
 import type { SDKMessage } from "./sdk-messages.js";
 import { type LoopOutput, StreamRelay } from "./stream-relay.js";
@@ -69,40 +70,59 @@ export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined
 
   /**
    * The loop handed over a model stream. Its read callbacks are made once per stream, not per event, and ignore
-   * the late outcome of a read that an abort already answered.
+   * the late outcome of a read that an abort already answered. Once the stream is open, a client offering a direct
+   * read (core's built-in one) is read without the cancellation race: its own signal ends a pending read.
    */
   #startRelay(relay: StreamRelay): Promise<Step> {
     this.#relay = relay;
+    let direct: DirectRead | undefined;
+    let directPending = false;
     const fail = (error: unknown) => {
+      if (directPending) return; // the request's signal makes the pending direct read fail by itself
       const resolve = this.#takeRead(relay);
       resolve?.(this.#resumeLoop(() => relay.fail(error)));
     };
-    const onEvent = (event: IteratorResult<RawStreamEvent>) => {
-      const resolve = this.#takeRead(relay);
-      if (!resolve) return;
-      if (event.done) return resolve(this.#resumeLoop(() => relay.end()));
+    const step = (event: IteratorResult<RawStreamEvent>): Step | Promise<Step> => {
+      if (event.done) return this.#resumeLoop(() => relay.end());
       let message: SDKMessage;
       try {
         message = relay.message(event.value);
       } catch (error) {
-        return resolve(this.#resumeLoop(() => relay.fail(error))); // a provider `error` event mid-stream
+        return this.#resumeLoop(() => relay.fail(error)); // a provider `error` event mid-stream
       }
       this.#pending = undefined;
-      resolve({ done: false, value: message });
+      return { done: false, value: message };
+    };
+    const onEvent = (event: IteratorResult<RawStreamEvent>) => this.#takeRead(relay)?.(step(event));
+    const onDirectEvent = (event: IteratorResult<RawStreamEvent>) => {
+      directPending = false;
+      return step(event);
+    };
+    const onDirectError = async (error: unknown): Promise<Step> => {
+      directPending = false;
+      const mapped = await direct!.mapError(error);
+      return this.#resumeLoop(() => relay.fail(mapped));
     };
     relay.onAbort = fail;
-    this.#readEvent = () => relay.source.next().then(onEvent, fail);
+    this.#readEvent = () => {
+      direct ??= directReadOf(relay.source);
+      if (!direct) {
+        const read = new Promise<Step>(this.#captureRead);
+        relay.source.next().then(onEvent, fail);
+        return read;
+      }
+      directPending = true;
+      return direct.events.next().then(onDirectEvent, onDirectError);
+    };
     return this.#read(relay);
   }
 
-  #readEvent: (() => void) | undefined;
+  #readEvent: (() => Promise<Step>) | undefined;
 
   /** One provider event for the consumer; at the stream's end or failure, the loop's next message instead. */
   #read(relay: StreamRelay): Promise<Step> {
     if (relay.aborted) return this.#resumeLoop(() => relay.fail(relay.abortReason));
-    const step = new Promise<Step>(this.#captureRead);
-    this.#readEvent!();
-    return step;
+    return this.#readEvent!();
   }
 
   #takeRead(relay: StreamRelay): ((step: Step | Promise<Step>) => void) | undefined {
