@@ -25,32 +25,3 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     );
   });
 }
-
-/**
- * An async iterator whose pending next() rejects as soon as abort() is called, for the same reason as
- * raceAbort(): a ModelClient's stream may ignore its signal. The owner of the cancellation calls abort() (no
- * listener, no racing promise per event: those cost more than the rest of the loop's handling of an event).
- */
-export class AbortableIterator<T> {
-  #rejectPending: ((reason: unknown) => void) | undefined;
-  #aborted = false;
-  #reason: unknown;
-
-  constructor(readonly source: AsyncIterator<T>) {}
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.#aborted) return Promise.reject(this.#reason);
-    return new Promise<IteratorResult<T>>((resolve, reject) => {
-      this.#rejectPending = reject;
-      // After an abort won, the source's late outcome settles an already-settled promise: ignored, not unhandled.
-      this.source.next().then(resolve, reject);
-    });
-  }
-
-  abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#rejectPending?.(reason);
-  }
-}

@@ -1,4 +1,3 @@
-import { AbortableIterator } from "./abort.js";
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import {
@@ -34,9 +33,10 @@ import { buildModelRequest } from "./request-builder.js";
 import { type QueryControl, type RequestScope, RequestScopes } from "./request-deadline.js";
 import { errorData, RunTrace, redactingTracer, type TraceEventHook } from "./run-trace.js";
 import { validateWithSchema } from "./schema.js";
-import type { ResultSubtype, SDKMessage, SDKResultMessage } from "./sdk-messages.js";
+import type { ResultSubtype, SDKResultMessage } from "./sdk-messages.js";
 import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
+import { type LoopOutput, StreamRelay } from "./stream-relay.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
 import { rejectOversizedToolInputs } from "./tool-input-limits.js";
 import type { ModelRequestData, ResultData } from "./trace-events.js";
@@ -66,7 +66,7 @@ export async function* runQuery(
   input: QueryInput,
   options: QueryOptions<any>,
   control: QueryControl,
-): AsyncGenerator<SDKMessage, void, undefined> {
+): AsyncGenerator<LoopOutput, void, undefined> {
   const onTraceEvent = runtime.hooks?.onTraceEvent?.bind(runtime.hooks);
   const redact: TraceEventHook | undefined = onTraceEvent
     ? event => onTraceEvent({ event, context: options.context })
@@ -124,7 +124,7 @@ export async function* runQuery(
 async function* resumeTurns(
   context: TurnsContext,
   decisions: ApprovalDecision[],
-): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+): AsyncGenerator<LoopOutput, SDKResultMessage, undefined> {
   const { runtime, trace } = context;
   const message = runtime.conversation.messages.at(-1) as AssistantModelMessage;
   const paused = message.pendingBatch!;
@@ -166,7 +166,7 @@ interface TurnsContext {
 }
 
 /** The turn loop; yields the messages of each turn and returns the result message. */
-async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+async function* runTurns(context: TurnsContext): AsyncGenerator<LoopOutput, SDKResultMessage, undefined> {
   const { runtime, options, control, trace, guard, skills } = context;
   const state: QueryState = {
     startedAt: Date.now(),
@@ -204,7 +204,7 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
   async function* awaitApproval(
     paused: PendingBatch,
     turn: number,
-  ): AsyncGenerator<SDKMessage, SDKResultMessage, undefined> {
+  ): AsyncGenerator<LoopOutput, SDKResultMessage, undefined> {
     const approvals = undecidedApprovals(paused);
     if (trace.enabled) await trace.emit("approval_requested", { turn, approvals });
     yield { type: "approval_requested", approvals, session_id: runtime.sessionId, turn };
@@ -216,7 +216,7 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<SDKMessage, SDKR
     ran: BatchStepResult,
     message: AssistantModelMessage,
     turn: number,
-  ): AsyncGenerator<SDKMessage, SDKResultMessage | undefined, undefined> {
+  ): AsyncGenerator<LoopOutput, SDKResultMessage | undefined, undefined> {
     for (const outcome of ran.outcomes) addUsage(state.usage, outcome.usage);
     if (ran.kind === "paused") {
       await runtime.conversation.updateLast(withPendingBatch(message, ran.batch));
@@ -349,33 +349,30 @@ function canRecover(runtime: AgentRuntime, state: QueryState): boolean {
   return true;
 }
 
-/** Streams one model response, yielding each raw event as a stream_event, and returns it assembled. */
+/**
+ * Streams one model response and returns it assembled. Its events reach the consumer as stream_event messages
+ * through the StreamRelay yielded here (read by QueryIterator, not passed up through each generator of the loop);
+ * this generator resumes once the stream ended or failed.
+ */
 async function* streamTurn(
   client: ModelClient,
   request: ModelRequest,
   scope: RequestScope,
   sessionId: string,
   turn: number,
-): AsyncGenerator<SDKMessage, ModelResponse, undefined> {
-  const assembler = new StreamAssembler();
-  const events = new AbortableIterator(client.stream!(request)[Symbol.asyncIterator]());
-  if (scope.aborted) events.abort(scope.signal.reason);
-  else scope.onAbort = reason => events.abort(reason);
-  let done = false;
+): AsyncGenerator<LoopOutput, ModelResponse, undefined> {
+  const events = client.stream!(request)[Symbol.asyncIterator]();
+  const relay = new StreamRelay(events, new StreamAssembler(), sessionId, turn);
+  if (scope.aborted) relay.abort(scope.signal.reason);
+  else scope.onAbort = reason => relay.abort(reason);
   try {
-    while (true) {
-      const next = await events.next();
-      if (next.done) break;
-      assembler.push(next.value);
-      yield { type: "stream_event", event: next.value, session_id: sessionId, turn };
-    }
-    done = true;
-    return assembler.finish();
+    yield relay;
+    return relay.result();
   } finally {
     // The consumer stopped early, or the stream failed: release the HTTP response instead of leaking it.
-    if (!done) {
+    if (!relay.ended) {
       scope.abort(new AbortError("The query stopped consuming the model stream."));
-      events.source.return?.()?.catch(() => {});
+      events.return?.()?.catch(() => {});
     }
   }
 }

@@ -16,7 +16,9 @@ import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./e
 import { findHistoryProblem } from "./history-invariant.js";
 import type { AssistantModelMessage, ModelMessage, PromptInput } from "./messages.js";
 import { validatePrompt } from "./prompt-validation.js";
+import { QueryIterator } from "./query-iterator.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
+import type { LoopOutput } from "./stream-relay.js";
 import type { ToolDefinition } from "./tool.js";
 import { releaseTracer } from "./tracer.js";
 
@@ -70,7 +72,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
     else validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
-    started.generator = this.#run(prompt, options, started);
+    started.generator = new QueryIterator(this.#run(prompt, options, started));
     return started.generator;
   }
 
@@ -209,7 +211,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
     prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext>,
     started: { generator?: AsyncGenerator<SDKMessage, void, undefined> },
-  ): AsyncGenerator<SDKMessage, void, undefined> {
+  ): AsyncGenerator<LoopOutput, void, undefined> {
     if (this.#control) throw new ConcurrentQueryError();
     if (this.#closing) throw new AgentClosedError();
     const control: QueryControl = {

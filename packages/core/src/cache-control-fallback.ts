@@ -1,4 +1,5 @@
 import { hasCacheControl, withoutCacheControl } from "./cache-breakpoints.js";
+import { DIRECT_READ, type DirectReadable, directReadOf } from "./direct-read.js";
 import type { ModelClient, ModelRequest, ModelResponse, RawStreamEvent } from "./model-client.js";
 import type { PromptCacheState } from "./prompt-caching.js";
 import { errorData, type RunTrace } from "./run-trace.js";
@@ -40,7 +41,7 @@ function fallbackStream(
   state: PromptCacheState,
 ): AsyncIterable<RawStreamEvent> {
   return {
-    [Symbol.asyncIterator](): AsyncIterator<RawStreamEvent> {
+    [Symbol.asyncIterator](): AsyncIterator<RawStreamEvent> & DirectReadable {
       let events = stream(request)[Symbol.asyncIterator]();
       let started = false;
       const retryWithoutMarkers = (error: unknown): Promise<IteratorResult<RawStreamEvent>> => {
@@ -52,7 +53,9 @@ function fallbackStream(
         return events.next();
       };
       return {
-        // Once the first event arrived, the stream's own promises are handed out as they are.
+        // Once the first event arrived, the stream's own promises are handed out as they are, and so is its direct
+        // read, if it offers one.
+        [DIRECT_READ]: () => (started ? directReadOf(events) : undefined),
         next: () =>
           started
             ? events.next()
