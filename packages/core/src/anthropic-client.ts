@@ -149,10 +149,16 @@ export function toBody(request: ModelRequest, stream: boolean): Record<string, u
   return body;
 }
 
-/** Which SDK errors are retried, and after how long the provider asked to wait. */
-async function retryClassifier(): Promise<(error: unknown) => RetryDecision> {
-  const { APIError: SdkAPIError, APIUserAbortError, APIConnectionError } = await loadSdk();
-  return error => {
+let classifier: Promise<(error: unknown) => RetryDecision> | undefined;
+
+/** Which SDK errors are retried, and after how long the provider asked to wait (made once, on the first request). */
+function retryClassifier(): Promise<(error: unknown) => RetryDecision> {
+  classifier ??= loadSdk().then(sdk => retryDecisionOf(sdk));
+  return classifier;
+}
+
+function retryDecisionOf({ APIError: SdkAPIError, APIUserAbortError, APIConnectionError }: AnthropicModule) {
+  return (error: unknown): RetryDecision => {
     if (error instanceof APIUserAbortError) return { retry: false };
     if (error instanceof APIConnectionError) return { retry: true };
     if (!(error instanceof SdkAPIError) || typeof error.status !== "number") return { retry: false };

@@ -59,7 +59,11 @@ export async function planToolBatch(
       : undefined;
   if (rejected)
     return rejected.map((outcome, index) => ({ status: "answered", call: calls[index]!, outcome }));
-  const prepared = await Promise.all(calls.map(call => prepareToolCall(call, batch)));
+  // Most turns make one call: it is prepared without Promise.all's bookkeeping.
+  const prepared =
+    calls.length === 1
+      ? [await prepareToolCall(calls[0]!, batch)]
+      : await Promise.all(calls.map(call => prepareToolCall(call, batch)));
   const planned: PlannedCall[] = [];
   // In tool_use order, one at a time: a host's permission callback sees calls in the order the model made them.
   for (const entry of prepared) planned.push(await planCall(entry, batch));
