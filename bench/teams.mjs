@@ -6,7 +6,8 @@
 //  2. A 10-member fan-out through the team runtime (one handoff batch, maxConcurrentWorkItems 10) vs calling the
 //     same agents directly (the lead's tools call the member agents concurrently), against one mock server in its
 //     own process. Paired per-round ratios (team / direct) of wall time and of this process's CPU time, median, IQR
-//     and bootstrap interval. Target: median wall ratio ≤ 1.05.
+//     and bootstrap interval. Target: median wall ratio ≤ 1.05 (team.prompt()); the same team streamed through
+//     team.query() is printed beside it.
 // PARTS=sqlite or PARTS=fanout runs one half.
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -188,7 +189,9 @@ async function concurrentClaimers(dir) {
 /**
  * One round's agents, fresh (every agent is a session that remembers earlier prompts; reusing them would grow every
  * request round after round and make the ratio depend on ROUNDS):
- *  - team: the team runtime, memory mailbox, maxConcurrentWorkItems 10;
+ *  - team: the team runtime, memory mailbox, maxConcurrentWorkItems 10, through team.prompt() (nobody streams the
+ *    run, so its events are traced but not delivered);
+ *  - teamQuery: the same team through team.query(), every message streamed to a consumer (printed, no target);
  *  - direct: the same agents called directly — the lead delegates to each member with core's agentTool() (the
  *    delegation a lead without a team uses: same tool name, description and input schema as the team's member tool,
  *    the member's messages streamed nested, all ten concurrently), and the members carry the same team_* tool
@@ -203,12 +206,15 @@ export function roundAgents(url) {
     Array.from({ length: MEMBERS }, (_, i) =>
       teamMember({ name: `m${i}`, role: "executor", agent: agent(`member-${i}`) }),
     );
-  const team = createTeam({
-    name: "bench",
-    lead: agent("lead"),
-    members: members(),
-    runner: { maxConcurrentWorkItems: MEMBERS },
-  });
+  const teamOf = () =>
+    createTeam({
+      name: "bench",
+      lead: agent("lead"),
+      members: members(),
+      runner: { maxConcurrentWorkItems: MEMBERS },
+    });
+  const team = teamOf();
+  const teamQuery = teamOf();
   const directMembers = members();
   const twin = createTeam({ name: "bench", lead: agent("lead"), members: directMembers });
   const direct = createBareAgent({
@@ -242,15 +248,22 @@ export function roundAgents(url) {
       ),
     ),
   });
-  return { team, direct, bare };
+  return { team, teamQuery, direct, bare };
 }
 
 async function fanOut(url) {
+  const streamed = async agent => {
+    let result;
+    for await (const message of agent.query("Investigate all ten areas."))
+      if (message.type === "result") result = message;
+    return result;
+  };
   const prompt = async (agent, side) => {
-    const result = await agent.prompt("Investigate all ten areas.");
+    const result =
+      side === "teamQuery" ? await streamed(agent) : await agent.prompt("Investigate all ten areas.");
     if (result.subtype !== "success") throw new Error(`${side} run failed: ${result.subtype}`);
   };
-  const sides = ["team", "direct", "bare"];
+  const sides = ["team", "teamQuery", "direct", "bare"];
   const wall = Object.fromEntries(sides.map(side => [side, []]));
   const cpu = Object.fromEntries(sides.map(side => [side, []]));
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -270,16 +283,25 @@ async function fanOut(url) {
   return {
     members: MEMBERS,
     rounds: ROUNDS,
-    medianMs: { team: ms(wall.team), direct: ms(wall.direct), bare: ms(wall.bare) },
+    medianMs: {
+      team: ms(wall.team),
+      teamQuery: ms(wall.teamQuery),
+      direct: ms(wall.direct),
+      bare: ms(wall.bare),
+    },
     pairedRatio: pairedRatio(wall.team, wall.direct, 1.05),
     target: "median paired wall ratio (team / direct, same tool definitions) <= 1.05",
     // This process's CPU time per round (the mock server runs in its own process): what the team runtime adds.
     cpuMedianMs: {
       team: ms(cpu.team.map(v => v / 1000)),
+      teamQuery: ms(cpu.teamQuery.map(v => v / 1000)),
       direct: ms(cpu.direct.map(v => v / 1000)),
       bare: ms(cpu.bare.map(v => v / 1000)),
     },
     cpuPairedRatio: pairedRatio(cpu.team, cpu.direct),
+    // The same team streamed through team.query(): every team event and nested message handed to a consumer.
+    queryWallPairedRatio: pairedRatio(wall.teamQuery, wall.direct),
+    queryCpuPairedRatio: pairedRatio(cpu.teamQuery, cpu.direct),
     // The team against the bare fan-out: the runtime plus the bytes of its richer tool definitions.
     bareWallPairedRatio: pairedRatio(wall.team, wall.bare),
     bareCpuPairedRatio: pairedRatio(cpu.team, cpu.bare),

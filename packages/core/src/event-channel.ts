@@ -14,7 +14,7 @@ export class EventChannel<T> {
     if (this.#closed) return Promise.resolve();
     return new Promise(taken => {
       this.#queue.push({ item, taken });
-      this.#wake?.();
+      this.wake();
     });
   }
 
@@ -22,22 +22,44 @@ export class EventChannel<T> {
   close(): void {
     this.#closed = true;
     for (const entry of this.#queue.splice(0)) entry.taken();
-    this.#wake?.();
+    this.wake();
+  }
+
+  /**
+   * The oldest pushed item, with the function that releases its producer: call `taken()` once the item is handed
+   * on (also when the consumer stops there). For a consumer that yields items itself, without drainUntil()'s
+   * generator in between.
+   */
+  take(): { item: T; taken: () => void } | undefined {
+    return this.#queue.shift();
+  }
+
+  /** Resolves at the next push, or at wake(). One waiter at a time. */
+  pushed(): Promise<void> {
+    return new Promise(resolve => {
+      this.#wake = resolve;
+    });
+  }
+
+  /** Ends a pushed() wait early: what the consumer waits for besides the channel has happened. */
+  wake(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 
   /** Yields pushed items until `work` settles (and everything pushed before that), then returns its outcome. */
   async *drainUntil<R>(work: Promise<R>): AsyncGenerator<T, R, undefined> {
     let settled = false;
-    const done = work.then(
-      () => {
-        settled = true;
-      },
-      () => {
-        settled = true;
-      },
-    );
+    // The work's settling wakes the drain like a push does: one waiter per wait, not a race that subscribes to
+    // the work again each time the queue runs dry.
+    const onSettled = () => {
+      settled = true;
+      this.wake();
+    };
+    work.then(onSettled, onSettled);
     while (true) {
-      const next = this.#queue.shift();
+      const next = this.take();
       if (next) {
         try {
           yield next.item;
@@ -47,8 +69,7 @@ export class EventChannel<T> {
         continue;
       }
       if (settled) return await work;
-      await Promise.race([done, new Promise<void>(resolve => (this.#wake = resolve))]);
-      this.#wake = undefined;
+      await this.pushed();
     }
   }
 }

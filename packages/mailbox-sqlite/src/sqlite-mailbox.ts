@@ -375,23 +375,17 @@ export function createSQLiteMailbox(
     };
   };
 
-  /** A message as a write left it, from the columns it returned and what the write itself set. */
+  /**
+   * A message as a write left it, from the columns it returned and what the write itself set. The row is read field
+   * by field, never spread: a driver's row objects are often dictionaries (better-sqlite3 builds them with
+   * Object::New(names, values)), and copying one is slower than the statement that returned it.
+   */
   const written = (
     row: Payload,
     status: TeamMessageStatus,
     now: number,
     outcome: string | null,
-  ): TeamMessage =>
-    toMessage({
-      ...row,
-      id: idPrefix + row.seq,
-      status,
-      updated_at: now,
-      outcome,
-      // A claim's holder and lease are set by the claim itself (claimed()), not read back.
-      claimed_by: null,
-      lease_expires_at: null,
-    });
+  ): TeamMessage => messageOf(row, idPrefix + row.seq, status, now, outcome);
 
   /**
    * The claims this object handed out and has not seen end, by token: every column a settle returns is one no
@@ -667,9 +661,30 @@ function hubFor(db: object, prefix: string): WatchHub {
   return hub;
 }
 
+/** A stored row as the port reports it. */
 function toMessage(row: Row): TeamMessage {
+  const message = messageOf(row, row.id, row.status, row.updated_at, row.outcome);
+  if (row.status === "processing") {
+    if (row.claimed_by) message.claimedBy = row.claimed_by;
+    if (row.lease_expires_at !== null) message.leaseExpiresAt = row.lease_expires_at;
+  }
+  return message;
+}
+
+/**
+ * The one mapping of a row to a message: the columns no write changes after the send from `row`, the state from the
+ * caller (a read's row, or what a write set itself and did not read back). A claim's holder and lease are added by
+ * the caller.
+ */
+function messageOf(
+  row: Payload,
+  id: string,
+  status: TeamMessageStatus,
+  updatedAt: number,
+  outcome: string | null,
+): TeamMessage {
   const message: TeamMessage = {
-    id: row.id,
+    id,
     workItemId: row.work_item_id,
     threadId: row.thread_id,
     ...(row.parent_message_id ? { parentMessageId: row.parent_message_id } : {}),
@@ -677,17 +692,13 @@ function toMessage(row: Row): TeamMessage {
     to: row.to_mailbox,
     kind: row.kind,
     content: row.content,
-    status: row.status,
+    status,
     metadata: parseObject(row.metadata),
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt,
     attempts: row.attempts,
   };
-  if (row.status === "processing") {
-    if (row.claimed_by) message.claimedBy = row.claimed_by;
-    if (row.lease_expires_at !== null) message.leaseExpiresAt = row.lease_expires_at;
-  }
-  if (row.outcome) message.outcome = JSON.parse(row.outcome);
+  if (outcome) message.outcome = JSON.parse(outcome);
   return message;
 }
 

@@ -63,9 +63,9 @@ export class TeamRun implements QueryRuntime {
   /**
    * Streams a team event; once the run is closed (nobody drains the channel) it is buffered instead. A producer
    * waiting on a push when the run closes is released by the channel's close() (no per-event abort listener).
+   * A run without a consumer (team.prompt()) drops its events: they are traced, and nobody would read them.
    */
-  readonly emit = (message: SDKMessage): Promise<void> =>
-    this.#closed ? this.#hold(message) : this.channel.push(message);
+  readonly emit: (message: SDKMessage) => Promise<void>;
   #closed = false;
   /** Tokens spent by handed-off work (asks are already in the lead's usage as tool usage). */
   readonly handoffUsage: Usage = emptyUsage();
@@ -76,7 +76,11 @@ export class TeamRun implements QueryRuntime {
     private readonly options: QueryOptions<any>,
     private readonly trace: RunTrace,
     private readonly observe: ObserveHandler | undefined,
+    streaming = true,
   ) {
+    this.emit = streaming
+      ? message => (this.#closed ? this.#hold(message) : this.channel.push(message))
+      : dropEvent;
     this.events = new TeamEvents(team, trace);
     this.signal = options.signal
       ? AbortSignal.any([options.signal, this.#controller.signal])
@@ -353,6 +357,10 @@ export class TeamRun implements QueryRuntime {
     }
   }
 }
+
+const delivered = Promise.resolve();
+/** The emit of a run nobody streams. */
+const dropEvent = (): Promise<void> => delivered;
 
 /** One handoff report as the lead reads it: a header line with the ids, then the member's answer. */
 export function renderReport(member: ResolvedMember, outcome: WorkItemOutcome): string {

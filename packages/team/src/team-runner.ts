@@ -200,9 +200,27 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
    * team_agent events and the members' nested agent_message events, with back-pressure; the last message is the
    * lead's result (its usage includes the handed-off members' usage).
    */
-  async *query(
+  query(prompt: PromptInput, options: QueryOptions<any> = {}): AsyncGenerator<SDKMessage, void, undefined> {
+    return this.#run(prompt, options, true);
+  }
+
+  /**
+   * Runs the team to the end and returns the final result. Nobody reads the run's stream here, so its team events
+   * and members' nested messages are not delivered at all (they still reach the tracer): the same run as query()'s,
+   * without a consumer to hand each event to.
+   */
+  async prompt(prompt: PromptInput, options: QueryOptions<any> = {}): Promise<SDKResultMessage> {
+    let result: SDKResultMessage | undefined;
+    for await (const message of this.#run(prompt, options, false))
+      if (message.type === "result") result = message;
+    return result!;
+  }
+
+  /** One team invocation; `streaming` false (prompt()): the result is all it yields. */
+  async *#run(
     prompt: PromptInput,
-    options: QueryOptions<any> = {},
+    options: QueryOptions<any>,
+    streaming: boolean,
   ): AsyncGenerator<SDKMessage, void, undefined> {
     if (this.#closing)
       throw new TeamError("team_closed", `Team "${this.name}" was closed; create a new team to run again.`);
@@ -218,7 +236,7 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
       parentRunId: options.parentRunId,
       parentToolUseId: options.parentToolUseId,
     });
-    const run = new TeamRun(team, this.#settings, options, trace, this.#observe);
+    const run = new TeamRun(team, this.#settings, options, trace, this.#observe, streaming);
     const { parentToolUseId: _tool, parentRunId: _run, ...inherited } = options;
     const leadOptions: QueryOptions<any> = {
       ...inherited,
@@ -240,14 +258,37 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
         await trace.emit("user_message", { content: prompt, origin: "prompt" });
       }
       while (true) {
-        // While the lead is paused (a tool batch, a turn boundary), the run's own events stream from its channel.
-        const step = yield* run.channel.drainUntil(steps.next());
+        const next = steps.next();
+        // While the lead is paused (a tool batch, a turn boundary), the run's own events stream from its channel:
+        // drained here, item by item, rather than through drainUntil() — one generator fewer for every event and
+        // every lead message to pass through.
+        if (streaming) {
+          let settled = false;
+          const onSettled = () => {
+            settled = true;
+            run.channel.wake();
+          };
+          next.then(onSettled, onSettled);
+          while (true) {
+            const entry = run.channel.take();
+            if (entry) {
+              try {
+                yield entry.item;
+              } finally {
+                entry.taken();
+              }
+            } else if (settled) break;
+            else await run.channel.pushed();
+          }
+        }
+        const step = await next;
         if (step.done) break;
         if (step.value.type === "result") result = step.value;
-        else yield step.value;
+        else if (streaming) yield step.value;
       }
       // Wind-down: work still settling (cancellations after an abort or interrupt) streams too.
-      yield* run.channel.drainUntil(run.settle());
+      if (streaming) yield* run.channel.drainUntil(run.settle());
+      else await run.settle();
       finished = true;
     } catch (error) {
       if (trace.enabled) await trace.emit("error", { error: errorData(error), fatal: true }).catch(() => {});
@@ -269,13 +310,6 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
       await trace.emit("result", { ...rest, ...(error ? { error: errorData(error) } : {}) });
     }
     yield final;
-  }
-
-  /** Runs query() to the end and returns the final result. */
-  async prompt(prompt: PromptInput, options: QueryOptions<any> = {}): Promise<SDKResultMessage> {
-    let result: SDKResultMessage | undefined;
-    for await (const message of this.query(prompt, options)) if (message.type === "result") result = message;
-    return result!;
   }
 
   /** Interrupts the lead's in-flight query (members it waits for are interrupted too); false when idle. */
