@@ -14,7 +14,7 @@ export class EventChannel<T> {
     if (this.#closed) return Promise.resolve();
     return new Promise(taken => {
       this.#queue.push({ item, taken });
-      this.wake();
+      this.#wakeDrain();
     });
   }
 
@@ -22,27 +22,11 @@ export class EventChannel<T> {
   close(): void {
     this.#closed = true;
     for (const entry of this.#queue.splice(0)) entry.taken();
-    this.wake();
+    this.#wakeDrain();
   }
 
-  /**
-   * The oldest pushed item, with the function that releases its producer: call `taken()` once the item is handed
-   * on (also when the consumer stops there). For a consumer that yields items itself, without drainUntil()'s
-   * generator in between.
-   */
-  take(): { item: T; taken: () => void } | undefined {
-    return this.#queue.shift();
-  }
-
-  /** Resolves at the next push, or at wake(). One waiter at a time. */
-  pushed(): Promise<void> {
-    return new Promise(resolve => {
-      this.#wake = resolve;
-    });
-  }
-
-  /** Ends a pushed() wait early: what the consumer waits for besides the channel has happened. */
-  wake(): void {
+  /** Ends the drain's wait: an item was pushed, the channel closed, or the work it drains until settled. */
+  #wakeDrain(): void {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
@@ -55,11 +39,11 @@ export class EventChannel<T> {
     // the work again each time the queue runs dry.
     const onSettled = () => {
       settled = true;
-      this.wake();
+      this.#wakeDrain();
     };
     work.then(onSettled, onSettled);
     while (true) {
-      const next = this.take();
+      const next = this.#queue.shift();
       if (next) {
         try {
           yield next.item;
@@ -69,7 +53,9 @@ export class EventChannel<T> {
         continue;
       }
       if (settled) return await work;
-      await this.pushed();
+      await new Promise<void>(resolve => {
+        this.#wake = resolve;
+      });
     }
   }
 }

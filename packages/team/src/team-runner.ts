@@ -258,30 +258,8 @@ export class TeamRunner implements AgentLike<any>, AsyncDisposable {
         await trace.emit("user_message", { content: prompt, origin: "prompt" });
       }
       while (true) {
-        const next = steps.next();
-        // While the lead is paused (a tool batch, a turn boundary), the run's own events stream from its channel:
-        // drained here, item by item, rather than through drainUntil() — one generator fewer for every event and
-        // every lead message to pass through.
-        if (streaming) {
-          let settled = false;
-          const onSettled = () => {
-            settled = true;
-            run.channel.wake();
-          };
-          next.then(onSettled, onSettled);
-          while (true) {
-            const entry = run.channel.take();
-            if (entry) {
-              try {
-                yield entry.item;
-              } finally {
-                entry.taken();
-              }
-            } else if (settled) break;
-            else await run.channel.pushed();
-          }
-        }
-        const step = await next;
+        // While the lead is paused (a tool batch, a turn boundary), the run's own events stream from its channel.
+        const step = streaming ? yield* run.channel.drainUntil(steps.next()) : await steps.next();
         if (step.done) break;
         if (step.value.type === "result") result = step.value;
         else if (streaming) yield step.value;
