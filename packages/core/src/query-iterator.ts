@@ -21,6 +21,8 @@ export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined
    * generator. Cleared by whichever callback produces the step, so the common path costs no extra promise.
    */
   #pending: Promise<Step> | undefined;
+  /** Reads the relayed stream's next event (made per stream by #startRelay). */
+  #readEvent: (() => Promise<Step>) | undefined;
   /** Resolves the consumer's step while a relayed event is being read. */
   #resolveRead: ((step: Step | Promise<Step>) => void) | undefined;
   readonly #captureRead = (resolve: (step: Step | Promise<Step>) => void) => {
@@ -116,8 +118,6 @@ export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined
     };
     return this.#read(relay);
   }
-
-  #readEvent: (() => Promise<Step>) | undefined;
 
   /** One provider event for the consumer; at the stream's end or failure, the loop's next message instead. */
   #read(relay: StreamRelay): Promise<Step> {

@@ -32,10 +32,6 @@ export class StreamRelay {
     private readonly turn: number,
   ) {}
 
-  get settled(): boolean {
-    return this.#settled;
-  }
-
   /** The provider's stream reached its end (as opposed to failing or being abandoned mid-way). */
   get ended(): boolean {
     return this.#ended;
