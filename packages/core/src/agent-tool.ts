@@ -10,7 +10,7 @@ import {
   renderTask,
 } from "./agent-tool-input.js";
 import type { ApprovalDecision } from "./approvals.js";
-import { InvalidOptionError } from "./errors.js";
+import { AgentLatticeError, InvalidOptionError } from "./errors.js";
 import type { ModelMessage, PromptInput, UserContentBlock } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { childOutput, resolveOutputContract } from "./output-contract.js";
@@ -307,10 +307,15 @@ async function runChild(
       if (message.type === "result") result = message;
     }
   } catch (error) {
-    return {
-      isError: true,
-      content: `child_error: the delegated agent failed: ${messageOf(error)}`,
-    };
+    // A child made with throwOnError throws its failed result's error: the delegation reports it like any result.
+    const thrown = (error as { result?: SDKResultMessage } | undefined)?.result;
+    if (AgentLatticeError.isInstance(error) && thrown?.type === "result") result = thrown;
+    else {
+      return {
+        isError: true,
+        content: `child_error: the delegated agent failed: ${messageOf(error)}`,
+      };
+    }
   } finally {
     extra.run.interrupted.removeEventListener("abort", onInterrupt);
   }

@@ -72,7 +72,9 @@ export class Agent<TContext = unknown, TOutput = unknown>
     else validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
-    started.generator = new QueryIterator(this.#run(prompt, options, started));
+    started.generator = new QueryIterator(this.#run(prompt, options, started), () => {
+      if (this.#active === started.generator) this.#control?.stop?.();
+    });
     return started.generator;
   }
 
@@ -218,6 +220,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
       interrupted: false,
       interruptController: new AbortController(),
       request: undefined,
+      stop: undefined,
     };
     this.#control = control;
     this.#active = started.generator;
