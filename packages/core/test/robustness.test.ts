@@ -245,7 +245,10 @@ describe("3. a tool that never settles cannot wedge the agent", () => {
 
   it("interrupt() during it stops the call (no timeout of its own needed): abandoned after the grace, 'interrupted'", async () => {
     const { definition, seen, running } = deaf();
-    const { agent, client, path } = agentWith([definition], [toolTurn({ name: "deaf", input: {}, id: "t1" })]);
+    const { agent, client, path } = agentWith(
+      [definition],
+      [toolTurn({ name: "deaf", input: {}, id: "t1" })],
+    );
     const messages: SDKMessage[] = [];
     const done = (async () => {
       for await (const message of agent.query("go")) messages.push(message);
@@ -265,7 +268,10 @@ describe("3. a tool that never settles cannot wedge the agent", () => {
     });
     const result = messages.at(-1) as SDKResultMessage;
     expect(result).toMatchObject({ subtype: "interrupted", is_error: false, tool_errors: { deaf: 1 } });
-    const answer = (await agent.getHistory()).at(-1)!.content as Array<{ content: string; is_error: boolean }>;
+    const answer = (await agent.getHistory()).at(-1)!.content as Array<{
+      content: string;
+      is_error: boolean;
+    }>;
     expect(answer[0]!.is_error).toBe(true);
     expect(answer[0]!.content).toMatch(/stopped because the query was interrupted.*abandoned/);
     expect(client.requests).toHaveLength(1); // no model request after the interrupt
@@ -274,7 +280,10 @@ describe("3. a tool that never settles cannot wedge the agent", () => {
 
   it("return() while it runs — with no message to break at — ends the query and frees the agent", async () => {
     const { definition, seen, running } = deaf();
-    const { agent, client, path } = agentWith([definition], [toolTurn({ name: "deaf", input: {}, id: "t1" })]);
+    const { agent, client, path } = agentWith(
+      [definition],
+      [toolTurn({ name: "deaf", input: {}, id: "t1" })],
+    );
     const query = agent.query("go");
     const steps: Array<Promise<IteratorResult<SDKMessage>>> = [];
     let step = await query.next();
