@@ -97,8 +97,9 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
   /**
-   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
-   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or interrupted or its consumer
+   * stopped, or the call passed its timeoutMs — may take to settle before it is abandoned and answered with an
+   * error result.
    */
   toolAbortGraceMs?: number;
   /** Observes every run of this agent. */

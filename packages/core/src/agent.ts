@@ -78,7 +78,10 @@ export class Agent<TContext = unknown, TOutput = unknown>
     return started.generator;
   }
 
-  /** Runs one query to the end and returns its result message. */
+  /**
+   * Runs one query to the end and returns its result message. With throwOnError (agent or query option), an
+   * error_* result rejects instead, with its typed error (the result on `error.result`).
+   */
   async prompt(
     prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext> = {},
