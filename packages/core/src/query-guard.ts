@@ -52,16 +52,16 @@ export class QueryGuard {
     return this.#toolLink.signal;
   }
 
-  /**
-   * Ends the query early from outside the loop: the consumer called return() or throw() while a step was still
-   * pending (a tool running, a model request in flight). Running tools and the in-flight request are told to stop
-   * now, so the pending step settles within the tool grace period instead of whenever the work would have ended.
-   */
   /** Whether the query ended early (stop(), or settle() after the consumer left). */
   get stoppedEarly(): boolean {
     return this.#stopped.signal.aborted;
   }
 
+  /**
+   * Ends the query early from outside the loop: the consumer called return() or throw() while a step was still
+   * pending (a tool running, a model request in flight). Running tools and the in-flight request are told to stop
+   * now, so the pending step settles within the tool grace period instead of whenever the work would have ended.
+   */
   stop(): void {
     if (!this.#stopped.signal.aborted)
       this.#stopped.abort(new AbortError("The query's consumer stopped reading it."));
