@@ -35,9 +35,9 @@ describe("approvals example (offline)", () => {
       return { status: response.status, body: (await response.json()) as { error: string } };
     };
     try {
-      const escape = await post("/chat", { session: "../escaped", message: "hi" });
-      expect(escape.status).toBe(400);
-      expect(escape.body.error).toContain("session id");
+      const traversal = await post("/chat", { session: "../escaped", message: "hi" });
+      expect(traversal.status).toBe(400);
+      expect(traversal.body.error).toContain("session id");
       const undigested = await post("/approve", {
         session: "ada-1",
         pending: { toolUseId: "toolu_1" },
