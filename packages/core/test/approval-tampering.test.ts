@@ -41,31 +41,23 @@ beforeEach(() => {
 });
 
 function tools() {
-  const transfer = tool(
-    "transfer",
-    "Send money",
-    z.object({ to: z.string(), amount: z.number().positive() }),
-    async ({ to, amount }) => {
-      ran.push(`transfer ${amount} to ${to}`);
-      return { content: `sent ${amount} to ${to}` };
-    },
-    { needsApproval: true },
-  );
-  const payout = tool(
-    "payout",
-    "Pay out winnings",
-    z.object({ to: z.string(), amount: z.number().positive() }),
-    async ({ to, amount }) => {
-      ran.push(`payout ${amount} to ${to}`);
-      return { content: "paid" };
-    },
-    { needsApproval: true },
-  );
+  // Two tools that move money and need a person, so a call can be renamed from one to the other.
+  const money = (name: string, description: string) =>
+    tool(
+      name,
+      description,
+      z.object({ to: z.string(), amount: z.number().positive() }),
+      async ({ to, amount }) => {
+        ran.push(`${name} ${amount} to ${to}`);
+        return { content: `${name}: ${amount} to ${to}` };
+      },
+      { needsApproval: true },
+    );
   const lookup = tool("lookup", "Look a name up", z.object({ name: z.string() }), async ({ name }) => {
     ran.push(`lookup ${name}`);
     return { content: `${name} is a customer` };
   });
-  return [transfer, payout, lookup];
+  return [money("transfer", "Send money"), money("payout", "Pay out winnings"), lookup];
 }
 
 /** An agent over the session file, as the process that pauses or the one that resumes builds it. */
