@@ -5,7 +5,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentTool, createBareAgent, createJsonlContextTracer, readContextTrace } from "@agent-lattice/core";
-import { startMockAnthropicServer, textTurn, toolTurn, unauthorized } from "@agent-lattice/testing";
+import {
+  type MockScriptItem,
+  startMockAnthropicServer,
+  textTurn,
+  toolTurn,
+  unauthorized,
+} from "@agent-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ANSWER, DEMO_USAGE, recordDemoTrace } from "../scripts/demo-trace.mjs";
 import { labelOf, searchTextOf } from "../src/model/describe.js";
@@ -296,11 +302,8 @@ describe("errors counted once (issue 26)", () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /** Runs `agent` once against the mock server with `script`, traced to JSONL, and builds the viewer's model. */
-  async function traced(
-    script: Parameters<typeof startMockAnthropicServer>[0]["script"],
-    withChild: boolean,
-  ) {
+  /** Runs a lead (with a delegated helper when `withChild`) once against the mock server with `script`, traced to JSONL, and builds the viewer's model. */
+  async function traced(script: MockScriptItem[], withChild: boolean) {
     const server = await startMockAnthropicServer({ script });
     const path = join(dir, `${withChild ? "delegated" : "plain"}.jsonl`);
     const tracer = createJsonlContextTracer({ path });
