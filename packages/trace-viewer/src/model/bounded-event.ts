@@ -26,20 +26,32 @@ export function boundTraceEvent(event: TraceEvent): TraceEvent {
   return bound(event, 0, budget) as TraceEvent;
 }
 
-/** Iterative, so it never overflows whatever the nesting. */
+/** Iterative, so it never overflows whatever the nesting; two flat stacks, no allocation per value. */
 function withinBounds(event: unknown): boolean {
-  const stack: Array<[unknown, number]> = [[event, 0]];
-  let values = 0;
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (++values > EVENT_BOUNDS.maxValues) return false;
+  const values: unknown[] = [event];
+  const depths: number[] = [0];
+  let count = 0;
+  while (values.length) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (++count > EVENT_BOUNDS.maxValues) return false;
     if (typeof value === "string") {
       if (value.length > EVENT_BOUNDS.maxStringChars) return false;
       continue;
     }
     if (value === null || typeof value !== "object") continue;
     if (depth > EVENT_BOUNDS.maxDepth) return false;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
+    if (Array.isArray(value)) {
+      for (const child of value) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in value) {
+        values.push((value as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
   }
   return true;
 }
