@@ -11,13 +11,16 @@ export type { AgentSpec, DelegationTarget } from "./agent-spec.js";
 export { type AgentToolOptions, agentTool, type DelegateToolOptions, delegateTool } from "./agent-tool.js";
 export type { AgentToolInput, DelegationMode } from "./agent-tool-input.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
-export type {
-  ApprovalDecision,
-  PendingApproval,
-  PendingBatch,
-  PendingCall,
-  QueryInput,
-  ResumeInput,
+export {
+  type ApprovalDecision,
+  approveCall,
+  type PendingApproval,
+  type PendingBatch,
+  type PendingCall,
+  type QueryInput,
+  type RecordedDecision,
+  type ResumeInput,
+  rejectCall,
 } from "./approvals.js";
 export { type CacheControlCarrier, withoutCacheControl } from "./cache-breakpoints.js";
 export {
@@ -30,6 +33,8 @@ export {
   AgentLatticeError,
   APIError,
   type APIErrorCode,
+  ApprovalMismatchError,
+  type ApprovalMismatchField,
   ApprovalPendingError,
   ConcurrentQueryError,
   InvalidApprovalError,
@@ -144,6 +149,7 @@ export {
 } from "./structured-output.js";
 export {
   type NeedsApproval,
+  type ResumeCheckExtra,
   type RunContext,
   type ToolDefinition,
   type ToolFactory,
