@@ -171,6 +171,7 @@ export class PgFaultProxy {
 
   async #terminate(connection: Connection): Promise<void> {
     if (connection.pid === undefined) throw new Error(`connection ${connection.id} has no backend pid yet`);
+    connection.dying();
     await this.#admin.query("SELECT pg_terminate_backend($1)", [connection.pid]);
     await connection.ended;
   }
@@ -237,6 +238,11 @@ class Connection implements ProxiedConnection {
   #answerHasRows = false;
   /** The answer was dropped: only the server's error (the FATAL) goes through from now on. */
   #dropAnswers = false;
+  /**
+   * The backend is being terminated: what it still sends (its FATAL) reaches the client together with the end of
+   * the connection, in one write, as a client often reads them from a dying server.
+   */
+  #lastWords: Buffer[] | undefined;
   #pendingListen = false;
 
   constructor(
@@ -269,8 +275,9 @@ class Connection implements ProxiedConnection {
     });
     server.on("close", () => {
       this.open = false;
-      // The server is gone (terminated backend): the client learns it from the FATAL already forwarded and EOF.
-      client.end();
+      // The server is gone (terminated backend): the client learns it from the FATAL and EOF.
+      if (this.#lastWords) client.end(Buffer.concat(this.#lastWords));
+      else client.end();
       endServer();
       hooks.changed();
     });
@@ -278,6 +285,16 @@ class Connection implements ProxiedConnection {
 
   holdClient(): void {
     this.#clientHeld = true;
+  }
+
+  dying(): void {
+    this.#lastWords ??= [];
+  }
+
+  /** Forwards a server message to the client, or keeps it for the end when the backend is dying. */
+  #toClient(message: Buffer): void {
+    if (this.#lastWords) this.#lastWords.push(message);
+    else this.#client.write(message);
   }
 
   afterAnswer(wantRows: boolean, decide: (hasRows: boolean) => "pass" | "drop"): void {
@@ -337,7 +354,7 @@ class Connection implements ProxiedConnection {
         this.#hooks.changed();
       }
       if (this.#dropAnswers) {
-        if (type === "E") this.#client.write(message); // the FATAL that tells the client its connection is gone
+        if (type === "E") this.#toClient(message); // the FATAL that tells the client its connection is gone
         continue;
       }
       if (this.#decide) {
@@ -354,11 +371,11 @@ class Connection implements ProxiedConnection {
           this.#dropAnswers = true;
           continue;
         }
-        for (const part of held) this.#client.write(part);
+        for (const part of held) this.#toClient(part);
         this.#afterReady();
         continue;
       }
-      this.#client.write(message);
+      this.#toClient(message);
       if (type === "Z") this.#afterReady();
     }
   }
