@@ -14,7 +14,7 @@ import {
 } from "../src/index.js";
 import { lastUserText, mockAgent, teamMock } from "./helpers.js";
 
-type Method = "watch" | "claimNext" | "get" | "inbox";
+type Method = "watch" | "claimNext" | "get" | "inbox" | "claim";
 
 /**
  * The memory mailbox, whose listed methods throw `error()` on their first `times[method]` calls; `calls` counts the
@@ -43,6 +43,7 @@ function failing(
     claimNext: guard("claimNext", inner.claimNext.bind(inner)),
     get: guard("get", inner.get.bind(inner)),
     inbox: guard("inbox", inner.inbox.bind(inner)),
+    claim: guard("claim", inner.claim.bind(inner)),
   };
 }
 
@@ -60,8 +61,8 @@ describe("a mailbox whose store fails", () => {
       alpha: [textTurn("alpha done A")],
     });
     // Both processes' first watch() fails; reads fail more often in a row than a waiting lead tolerates of
-    // unmarked failures (20).
-    const mailbox = failing({ watch: 2, claimNext: 3, get: 25, inbox: 2 }, unreachable);
+    // unmarked failures (20); the lead cannot mark the reply delivered (claim).
+    const mailbox = failing({ watch: 2, claimNext: 3, get: 25, inbox: 2, claim: 1 }, unreachable);
     const members = () => [
       teamMember({ name: "alpha", role: "executor", agent: mockAgent(server, "alpha") }),
     ];
@@ -86,6 +87,8 @@ describe("a mailbox whose store fails", () => {
     expect(result).toMatchObject({ subtype: "success", result: "reported: true" });
     stop.abort();
     expect(await worker).toMatchObject({ completed: 1, lost: 0 });
+    // The reply it could not acknowledge stays pending in the lead's mailbox, for the host to see.
+    expect((await mailbox.inbox("eng::lead")).map(message => message.content)).toEqual(["alpha done A"]);
     // The worker reported what it retried (the watch and the claims it made itself).
     expect(reported.length).toBeGreaterThanOrEqual(2);
     expect(reported.every(error => (error as { transient?: boolean }).transient === true)).toBe(true);
