@@ -3,11 +3,16 @@
  *
  *   POST /chat     { session, message }            runs the agent; answers { status: "awaiting_approval", pending }
  *                                                  when a transfer waits for a person, else { status, answer }
- *   POST /approve  { session, toolUseId, approve, by, reason }
+ *   POST /approve  { session, pending: { toolUseId, digest }, approve, by, reason }
  *                                                  resumes the paused run (in any process) and answers the same way
  *
  * Between the two requests the service keeps nothing in memory: the paused run lives in the session's history
- * file (a JSONL history store), so the second request may reach another process.
+ * file (a JSONL history store), so the second request may reach another process. The approver's client sends back
+ * the `digest` of the pending call it showed: the resume runs the call only if it is still exactly what the person
+ * saw, even if someone edited the history file in between.
+ *
+ * Authentication belongs in front of both handlers, and is left out here: who may chat in a session, and who may
+ * approve its transfers — in a real service `by` is the authenticated approver, not a field of the body.
  *
  *   pnpm --filter @agent-lattice/examples approvals     offline, against the embedded mock server
  */
@@ -18,9 +23,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
-  type ApprovalDecision,
+  approveCall,
   createBareAgent,
   createJsonlHistoryStore,
+  rejectCall,
   type SDKResultMessage,
   tool,
 } from "agent-lattice";
@@ -58,46 +64,66 @@ function reply(result: SDKResultMessage) {
   if (result.subtype === "awaiting_approval") {
     return {
       status: "awaiting_approval",
-      pending: result.pendingApprovals!.map(({ toolUseId, toolName, input, reason }) => ({
+      pending: result.pendingApprovals!.map(({ toolUseId, toolName, input, reason, digest }) => ({
         toolUseId,
         toolName,
         input,
         reason,
+        digest,
       })),
     };
   }
   return { status: result.subtype, answer: result.result };
 }
 
+/** Request bodies, validated before anything runs: a session id names a file, so it is a plain identifier. */
+const session = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a session id is 1-64 letters, digits, _ or -");
+const ChatRequest = z.object({ session, message: z.string().min(1).max(20_000) });
+const ApproveRequest = z.object({
+  session,
+  pending: z.object({ toolUseId: z.string().min(1).max(200), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  approve: z.boolean(),
+  by: z.string().min(1).max(200),
+  reason: z.string().max(2_000).optional(),
+});
+
 /** The two handlers. `ledger` records the transfers that really ran. */
 export function createPaymentsService(model: Model, sessionsDir: string, ledger: string[]): Server {
   return createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const answer = (status: number, body: unknown): void => {
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    };
+    if (request.method !== "POST" || (request.url !== "/chat" && request.url !== "/approve")) {
+      response.writeHead(404).end();
+      return;
+    }
+    // Authenticate the caller here (and, for /approve, check that they may approve this session's transfers).
+    let body: unknown;
     try {
-      const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
-      const agent = sessionAgent(model, sessionsDir, String(body.session), ledger);
+      body = JSON.parse(await readBody(request));
+    } catch {
+      return answer(400, { error: "the body must be JSON" });
+    }
+    const parsed = (request.url === "/chat" ? ChatRequest : ApproveRequest).safeParse(body);
+    if (!parsed.success) return answer(400, { error: z.prettifyError(parsed.error) });
+    const agent = sessionAgent(model, sessionsDir, parsed.data.session, ledger);
+    try {
       let result: SDKResultMessage;
-      if (request.url === "/chat") {
-        result = await agent.prompt(String(body.message));
-      } else if (request.url === "/approve") {
-        const decision: ApprovalDecision = body.approve
-          ? { toolUseId: String(body.toolUseId), behavior: "approve", decidedBy: String(body.by) }
-          : {
-              toolUseId: String(body.toolUseId),
-              behavior: "reject",
-              decidedBy: String(body.by),
-              message: String(body.reason),
-            };
-        result = await agent.prompt({ approvals: [decision] });
+      if ("message" in parsed.data) {
+        result = await agent.prompt(parsed.data.message);
       } else {
-        response.writeHead(404).end();
-        return;
+        const { pending, approve, by, reason } = parsed.data;
+        const decision = approve
+          ? approveCall(pending, { decidedBy: by })
+          : rejectCall(pending, { decidedBy: by, ...(reason ? { message: reason } : {}) });
+        result = await agent.prompt({ approvals: [decision] });
       }
-      await agent.close({ keepWorkspace: true });
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply(result)));
+      answer(200, reply(result));
     } catch (error) {
-      response
-        .writeHead(400, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: String(error) }));
+      // A refused resume (the call changed since the person saw it, a stale or unknown approval) is a conflict.
+      answer(409, { error: String(error), code: (error as { code?: unknown }).code });
+    } finally {
+      await agent.close({ keepWorkspace: true });
     }
   });
 }
@@ -145,10 +171,11 @@ export async function runApprovalsExample(
     const paused = await post(`${base}/chat`, { session: "ada-1", message: "Send Ada 250 EUR." });
     write(`POST /chat    → ${JSON.stringify(paused)}\n`);
     write(`ledger after /chat: ${JSON.stringify(ledger)}\n`);
-    const toolUseId = paused.pending?.[0]?.toolUseId;
+    // The approver's client was shown paused.pending[0] and sends back what identifies it: its id and digest.
+    const { toolUseId, digest } = paused.pending?.[0] ?? {};
     const done = await post(`${base}/approve`, {
       session: "ada-1",
-      toolUseId,
+      pending: { toolUseId, digest },
       approve: true,
       by: "alice@example.com",
     });

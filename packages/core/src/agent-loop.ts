@@ -1,7 +1,6 @@
 import type { QueryOptions } from "./agent-options.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import {
-  type ApprovalDecision,
   batchReady,
   isResumeInput,
   type PendingBatch,
@@ -9,13 +8,14 @@ import {
   type QueryInput,
   recordDecisions,
   undecidedApprovals,
-  validateDecisions,
   withPendingBatch,
 } from "./approvals.js";
 import { BatchStep, type BatchStepContext, type BatchStepResult } from "./batch-step.js";
 import { traceCacheControlFallback } from "./cache-control-fallback.js";
+import type { PlannedCall } from "./call-plan.js";
 import { isPromptTooLongError, reportedInputTokens } from "./compaction.js";
 import { compactHistory } from "./compaction-run.js";
+import { sealDecision } from "./decision-seal.js";
 import {
   AbortError,
   AgentLatticeError,
@@ -26,6 +26,7 @@ import {
 } from "./errors.js";
 import { type AssistantModelMessage, type PromptInput, textOf, toolUsesOf } from "./messages.js";
 import type { ModelClient, ModelRequest, ModelResponse, StopReason } from "./model-client.js";
+import { type CheckedResume, checkResume, editedInputCheck } from "./pause-check.js";
 import { pauseFromPlan, planFromPause, resolvedApprovals } from "./pending-batch.js";
 import { admitPendingInput } from "./pending-input.js";
 import { QueryGuard } from "./query-guard.js";
@@ -82,20 +83,28 @@ export async function* runQuery(
   let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
-    // A pause is part of the history: checked (and decisions validated) before anything is written.
+    // A pause is part of the history, which others may have written: the pause record, the decisions and every
+    // stored call are checked before anything is written or run (pause-check.ts).
     const paused = pendingBatchOf(runtime.conversation.messages);
-    const decisions = isResumeInput(input) ? validateDecisions(paused, input.approvals) : undefined;
-    if (!decisions && paused)
+    const resume = isResumeInput(input)
+      ? await checkResume(
+          runtime,
+          runtime.conversation.messages,
+          input.approvals,
+          resumeCheckOptions(options, guard),
+        )
+      : undefined;
+    if (!resume && paused)
       throw new ApprovalPendingError(undecidedApprovals(paused).map(entry => entry.toolUseId));
     await runtime.tools.refresh(); // tool sources (MCP servers) whose list changed, so init names the real tools
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
     let result: SDKResultMessage;
-    if (decisions) {
+    if (resume) {
       result = yield* resumeTurns(
         { runtime, options, control, trace, guard, redact, skills: undefined },
-        decisions,
+        resume,
       );
     } else {
       const prompt = input as PromptInput;
@@ -123,16 +132,15 @@ export async function* runQuery(
  */
 async function* resumeTurns(
   context: TurnsContext,
-  decisions: ApprovalDecision[],
+  resume: CheckedResume,
 ): AsyncGenerator<LoopOutput, SDKResultMessage, undefined> {
   const { runtime, trace } = context;
-  const message = runtime.conversation.messages.at(-1) as AssistantModelMessage;
-  const paused = message.pendingBatch!;
+  const { message, paused, decisions, fresh } = resume;
   const resolved = resolvedApprovals(undecidedApprovals(paused), decisions);
-  const batch = recordDecisions(paused, decisions);
+  const batch = recordDecisions(paused, decisions, decision => sealDecision(runtime.approvalKey, decision));
   if (trace.enabled) await trace.emit("approval_resolved", { decisions: resolved });
   yield { type: "approval_resolved", decisions: resolved, session_id: runtime.sessionId };
-  if (batchReady(batch)) return yield* runTurns({ ...context, resume: { message, batch } });
+  if (batchReady(batch)) return yield* runTurns({ ...context, resume: { message, batch, fresh } });
   await runtime.conversation.updateLast(withPendingBatch(message, batch));
   const approvals = undecidedApprovals(batch);
   return resultMessage(
@@ -145,6 +153,10 @@ async function* resumeTurns(
   );
 }
 
+function resumeCheckOptions(options: QueryOptions<any>, guard: QueryGuard) {
+  return { context: options.context, permissions: options.permissions ?? {}, signal: guard.signal };
+}
+
 function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTracer[] {
   const tracers: ContextTracer[] = [];
   if (runtime.tracer) tracers.push(runtime.tracer);
@@ -153,8 +165,13 @@ function tracersOf(runtime: AgentRuntime, options: QueryOptions<any>): ContextTr
 }
 
 interface TurnsContext {
-  /** A resumed query: the paused batch (its assistant message and the decided pause record) runs first. */
-  resume?: { message: AssistantModelMessage; batch: PendingBatch } | undefined;
+  /**
+   * A resumed query: the paused batch (its assistant message, the decided pause record and, for a batch none of
+   * whose calls had run, the batch as planned again when it was checked) runs first.
+   */
+  resume?:
+    | { message: AssistantModelMessage; batch: PendingBatch; fresh: PlannedCall[] | undefined }
+    | undefined;
   runtime: AgentRuntime;
   options: QueryOptions<any>;
   control: QueryControl;
@@ -239,9 +256,12 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<LoopOutput, SDKR
   try {
     if (context.resume) {
       // A resumed query first finishes the batch that paused (turn 0: before this query's first request).
-      const { message, batch: paused } = context.resume;
+      const { message, batch: paused, fresh } = context.resume;
       const calls = toolUsesOf(message);
-      const planned = await planFromPause(paused, calls, runtime.tools.byName);
+      const authorise = editedInputCheck(runtime, resumeCheckOptions(options, guard));
+      const planned = await planFromPause(paused, calls, runtime.tools.byName, fresh, authorise);
+      // At most once: the pause goes before anything runs, so a crash from here on leaves the calls answered "did
+      // not complete" by the next load's repair, never runnable again.
       await runtime.conversation.updateLast(withPendingBatch(message, undefined));
       const ended = yield* afterBatch(yield* new BatchStep(step, calls, 0, false).run(planned), message, 0);
       if (ended) return ended;

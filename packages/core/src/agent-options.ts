@@ -1,4 +1,5 @@
 import { type AutoCompactOptions, resolveAutoCompact } from "./compaction.js";
+import { assertApprovalKey } from "./decision-seal.js";
 import { InvalidOptionError } from "./errors.js";
 import { assertHistoryStore, type HistoryStore } from "./history-store.js";
 import { type AgentHooks, validateHooks } from "./hooks.js";
@@ -97,6 +98,13 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
    * defineAgent(): every spawn is a new session.
    */
   sessionId?: string;
+  /**
+   * A secret (at least 32 bytes) that seals the approval decisions this agent records in its history when a resume
+   * decides only some calls of a paused batch, so that a decision written into the store by anyone else is
+   * refused. Give every process that resumes the session's approvals the same key. Default: a random key per Agent
+   * object, never stored — recorded decisions are then honoured only by the Agent that recorded them.
+   */
+  approvalKey?: string | Uint8Array;
 }
 
 export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -129,6 +137,7 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "skills",
   "promptCaching",
   "sessionId",
+  "approvalKey",
 ]);
 
 /** Per-query options of query() / prompt(). Unknown keys throw. */
@@ -225,6 +234,7 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
   assertSkills(options.skills);
   validatePromptCaching(options.promptCaching, "AgentOptions");
   assertSessionId(options.sessionId);
+  assertApprovalKey(options.approvalKey, "AgentOptions.approvalKey");
   const client = options.modelClient;
   if (client !== undefined && (client === null || typeof client.create !== "function")) {
     throw new InvalidOptionError(

@@ -1,5 +1,6 @@
 import type { ResolvedCompaction } from "./compaction.js";
 import type { Conversation } from "./conversation.js";
+import type { ApprovalKey } from "./decision-seal.js";
 import type { AgentHooks } from "./hooks.js";
 import type { ModelClient } from "./model-client.js";
 import type { PermissionCallback } from "./permission.js";
@@ -48,4 +49,6 @@ export interface AgentRuntime {
   readonly workspace: WorkspaceSession | undefined;
   /** The host named the session (AgentOptions.sessionId): it may be resumed, so close() keeps its workspace. */
   readonly sessionNamed: boolean;
+  /** Seals the approval decisions this agent records in its history (AgentOptions.approvalKey, or random). */
+  readonly approvalKey: ApprovalKey;
 }

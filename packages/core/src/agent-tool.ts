@@ -10,10 +10,13 @@ import {
   renderTask,
 } from "./agent-tool-input.js";
 import type { ApprovalDecision } from "./approvals.js";
-import { InvalidOptionError } from "./errors.js";
+import { BRANDS, brandOf } from "./brand.js";
+import { ApprovalMismatchError, InvalidOptionError } from "./errors.js";
+import { findHistoryProblem } from "./history-invariant.js";
 import type { ModelMessage, PromptInput, UserContentBlock } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
 import { childOutput, resolveOutputContract } from "./output-contract.js";
+import type { ResumeCheck } from "./pause-check.js";
 import type { DelegationRequest } from "./query-runtime.js";
 import { isSchemaLike, type SchemaLike, toToolInputSchema } from "./schema.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
@@ -21,6 +24,7 @@ import type { OutputSchema } from "./structured-output.js";
 import {
   assertNeedsApproval,
   type NeedsApproval,
+  type ResumeCheckExtra,
   TOOL_NAME,
   type ToolDefinition,
   type ToolHandlerExtra,
@@ -172,6 +176,8 @@ function delegationTool(
     handler,
     resume: (state: unknown, decisions: ApprovalDecision[], extra: ToolHandlerExtra) =>
       resumeDelegatedChild(name, target, state as DelegationPauseState, decisions, extra, schema),
+    checkResume: (state: unknown, decisions: ApprovalDecision[], extra: ResumeCheckExtra) =>
+      checkDelegatedChild(name, target, state, decisions, extra),
     // A fresh session per call can overlap with others; one live session cannot run two queries at once.
     ...(fresh ? { isConcurrencySafe: () => true } : {}),
     ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
@@ -233,6 +239,64 @@ export type DelegationPauseState =
   | { kind: "session"; history: ModelMessage[]; grants: WorkspaceGrant[] }
   | { kind: "live"; grants: WorkspaceGrant[] };
 
+/** The agent a suspended delegation resumes: a new session over the stored conversation, or the live target. */
+function resumedChild(target: DelegationTarget<any>, state: DelegationPauseState) {
+  const spawned = state?.kind === "session" && isAgentSpec(target) ? target.spawn() : undefined;
+  const child = (spawned ?? target) as AgentLike<any> & {
+    resume?: (decisions: ApprovalDecision[], options?: QueryOptions<any>) => AsyncIterable<SDKMessage>;
+  };
+  return { spawned, child };
+}
+
+/**
+ * Checks a suspended delegation before the resumed batch runs (ToolDefinition.checkResume of agentTool): the
+ * delegated agent checks the stored pause it would resume — the conversation kept in the state for a spec, its own
+ * history for a live session — as it checks its own. A mismatch is reported from the caller's side (its agentPath
+ * starts with this tool). A host AgentLike checks its own pause when it resumes.
+ */
+async function checkDelegatedChild(
+  tool: string,
+  target: DelegationTarget<any>,
+  stored: unknown,
+  decisions: ApprovalDecision[],
+  extra: ResumeCheckExtra,
+): Promise<void> {
+  const state = stored as DelegationPauseState;
+  if (!state || typeof state !== "object" || !Array.isArray(state.grants)) {
+    throw new ApprovalMismatchError(
+      extra.toolUseId,
+      "state",
+      `the stored state of "${tool}" is not a delegation's`,
+    );
+  }
+  const { spawned, child } = resumedChild(target, state);
+  try {
+    const check = brandOf(child, BRANDS.resumeCheck) as ResumeCheck | undefined;
+    if (!check) return;
+    let history: ModelMessage[] | undefined;
+    if (spawned) {
+      history = (state as { history?: unknown }).history as ModelMessage[];
+      const problem = findHistoryProblem(history);
+      if (problem) {
+        throw new ApprovalMismatchError(
+          extra.toolUseId,
+          "state",
+          `the stored conversation of "${tool}" is not a well-formed history (${problem})`,
+        );
+      }
+    }
+    const permissions = state.grants.length ? { workspaceGrants: state.grants } : {};
+    await check(decisions, { context: extra.context, permissions, signal: extra.signal }, history);
+  } catch (error) {
+    if (error instanceof ApprovalMismatchError) {
+      throw error.toolUseId === extra.toolUseId && !error.agentPath.length ? error : error.within(tool);
+    }
+    throw error;
+  } finally {
+    await spawned?.close().catch(() => {});
+  }
+}
+
 /** Continues a suspended delegation with the decisions for its approvals (ToolDefinition.resume of agentTool). */
 export async function resumeDelegatedChild(
   tool: string,
@@ -242,10 +306,7 @@ export async function resumeDelegatedChild(
   extra: ToolHandlerExtra,
   schema: OutputSchema | undefined,
 ): Promise<ToolResult> {
-  const spawned = state.kind === "session" && isAgentSpec(target) ? target.spawn() : undefined;
-  const child = (spawned ?? target) as AgentLike<any> & {
-    resume?: (decisions: ApprovalDecision[], options?: QueryOptions<any>) => AsyncIterable<SDKMessage>;
-  };
+  const { spawned, child } = resumedChild(target, state);
   try {
     if (spawned && state.kind === "session") await spawned.replaceHistory(state.history);
     if (typeof child.resume !== "function") {

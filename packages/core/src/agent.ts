@@ -12,9 +12,11 @@ import {
   validateDecisionList,
   withPendingBatch,
 } from "./approvals.js";
+import { BRANDS, brand } from "./brand.js";
 import { AgentClosedError, ConcurrentQueryError, InvalidHistoryError } from "./errors.js";
 import { findHistoryProblem } from "./history-invariant.js";
 import type { AssistantModelMessage, ModelMessage, PromptInput } from "./messages.js";
+import { checkResume, type ResumeCheck } from "./pause-check.js";
 import { validatePrompt } from "./prompt-validation.js";
 import { QueryIterator } from "./query-iterator.js";
 import type { SDKMessage, SDKResultMessage } from "./sdk-messages.js";
@@ -50,6 +52,12 @@ export class Agent<TContext = unknown, TOutput = unknown>
   constructor(runtime: AgentRuntime) {
     this.#runtime = runtime;
     this.sessionId = runtime.sessionId;
+    // How a delegating agent checks this agent's stored pause before its own resumed batch runs (agentTool).
+    const check: ResumeCheck = async (decisions, options, history) => {
+      if (!history) await runtime.conversation.ensureLoaded();
+      await checkResume(runtime, history ?? runtime.conversation.messages, decisions, options);
+    };
+    brand(this, BRANDS.resumeCheck, check);
   }
 
   /** The model this agent requests. */

@@ -1,5 +1,6 @@
 import { InvalidApprovalError } from "./errors.js";
 import type { AssistantModelMessage, ModelMessage, PromptInput, ToolResultBlock } from "./messages.js";
+import { assertKnownOptions } from "./option-validation.js";
 
 /**
  * Human approval that pauses a run. When a batch holds calls that need a person's decision (a tool's
@@ -29,6 +30,11 @@ export interface PendingApproval {
   /** The validated input the call would run with. */
   input: unknown;
   /**
+   * SHA-256 (hex) over the canonical JSON of `{ toolName, input }`: what the person is shown. A decision must carry
+   * it (approveCall()/rejectCall() copy it), so a call changed after the person saw it is not run on their word.
+   */
+  digest: string;
+  /**
    * Delegation tools between this agent and the call: [] for this agent's own calls, ["reviewer"] for a call made
    * by the agent behind the "reviewer" tool, and so on down nested delegation.
    */
@@ -39,10 +45,15 @@ export interface PendingApproval {
   requestedAt: string;
 }
 
-/** A person's answer to one pending call. */
+/**
+ * A person's answer to one pending call. Build it with approveCall()/rejectCall() from the PendingApproval the
+ * person was shown; `digest` must be that approval's digest.
+ */
 export type ApprovalDecision =
   | {
       toolUseId: string;
+      /** The digest of the PendingApproval the person decided on. */
+      digest: string;
       behavior: "approve";
       /** Runs the call with this input instead (validated against the tool's schema again). */
       updatedInput?: unknown;
@@ -51,18 +62,26 @@ export type ApprovalDecision =
     }
   | {
       toolUseId: string;
+      digest: string;
       behavior: "reject";
       /** Read by the model in the call's error result. */
       message?: string;
       decidedBy?: string;
     };
 
+/**
+ * A decision as a pause record keeps it until its batch runs (a resume decided only some calls), sealed with the
+ * agent's approval key (AgentOptions.approvalKey) so that a decision written into the store by anyone else is
+ * refused.
+ */
+export type RecordedDecision = ApprovalDecision & { seal: string };
+
 /** What a paused batch records about each of its calls, in tool_use order. */
 export type PendingCall =
   /** This agent's own call waiting for a decision (recorded once one arrives, until the batch runs). */
-  | { toolUseId: string; state: "awaiting"; approval: PendingApproval; decision?: ApprovalDecision }
+  | { toolUseId: string; state: "awaiting"; approval: PendingApproval; decision?: RecordedDecision }
   /** A call that needs no approval: it waits with its batch and runs with this (validated, permitted) input. */
-  | { toolUseId: string; state: "waiting"; input: unknown }
+  | { toolUseId: string; state: "waiting"; toolName?: string; input: unknown }
   /**
    * A call answered before the pause: a denial or invalid input (not yet passed through onToolResult and the
    * trace: `settled` false), or a sibling that ran (`settled` true).
@@ -74,7 +93,7 @@ export type PendingCall =
       state: "suspended";
       approvals: PendingApproval[];
       resume: unknown;
-      decisions?: ApprovalDecision[];
+      decisions?: RecordedDecision[];
     };
 
 /** The pause record on an assistant message. */
@@ -102,25 +121,29 @@ export function undecidedApprovals(batch: PendingBatch): PendingApproval[] {
   });
 }
 
-/**
- * Checks `decisions` against the batch before anything changes: each answers a call that is waiting, once; and
- * has a valid shape. Throws InvalidApprovalError naming the first problem.
- */
 /** The shape check that needs no history: a non-empty array. */
 export function validateDecisionList(decisions: unknown): void {
   if (!Array.isArray(decisions) || decisions.length === 0) {
     throw new InvalidApprovalError(
-      'resume(): pass an array of decisions, e.g. [{ toolUseId, behavior: "approve" }] or [{ toolUseId, behavior: "reject", message }].',
+      "resume(): pass an array of decisions, e.g. [approveCall(pending)] or [rejectCall(pending, { message })], " +
+        "built from the PendingApproval objects the person was shown.",
     );
   }
 }
 
+/** The error for a resume of an agent that is not paused. */
+export function notAwaitingApproval(): InvalidApprovalError {
+  return new InvalidApprovalError(
+    "resume(): this agent is not awaiting approval, so there is nothing to decide. Start a new query instead.",
+  );
+}
+
+/**
+ * Checks `decisions` against the batch before anything changes: each answers a call that is waiting, once; and
+ * has a valid shape, digest included. Throws InvalidApprovalError naming the first problem.
+ */
 export function validateDecisions(batch: PendingBatch | undefined, decisions: unknown): ApprovalDecision[] {
-  if (!batch) {
-    throw new InvalidApprovalError(
-      "resume(): this agent is not awaiting approval, so there is nothing to decide. Start a new query instead.",
-    );
-  }
+  if (!batch) throw notAwaitingApproval();
   validateDecisionList(decisions);
   if (!Array.isArray(decisions)) return [];
   const open = new Map(undecidedApprovals(batch).map(approval => [approval.toolUseId, approval]));
@@ -144,6 +167,12 @@ export function validateDecisions(batch: PendingBatch | undefined, decisions: un
         `resume(): decision ${index} (${entry.toolUseId}) needs behavior "approve" or "reject", got ${JSON.stringify(entry.behavior)}.`,
       );
     }
+    if (typeof entry.digest !== "string" || entry.digest === "") {
+      throw new InvalidApprovalError(
+        `resume(): decision ${index} (${entry.toolUseId}) needs the digest of the pending approval the person decided on. ` +
+          "Build decisions with approveCall(pending) or rejectCall(pending), from the PendingApproval you showed them.",
+      );
+    }
     if (seen.has(entry.toolUseId) || decidedBefore.has(entry.toolUseId)) {
       throw new InvalidApprovalError(
         `resume(): call ${entry.toolUseId} was already decided; decide each call once.`,
@@ -160,9 +189,64 @@ export function validateDecisions(batch: PendingBatch | undefined, decisions: un
   return decisions as ApprovalDecision[];
 }
 
-/** The batch with `decisions` recorded (a new object; the input is not changed). */
-export function recordDecisions(batch: PendingBatch, decisions: readonly ApprovalDecision[]): PendingBatch {
-  const byId = new Map(decisions.map(decision => [decision.toolUseId, decision]));
+const APPROVE_OPTION_KEYS: ReadonlySet<string> = new Set(["decidedBy", "updatedInput"]);
+const REJECT_OPTION_KEYS: ReadonlySet<string> = new Set(["decidedBy", "message"]);
+
+/**
+ * The decision that approves `pending` as the person was shown it: it carries the approval's toolUseId and digest,
+ * so it is refused if the call changed since. `updatedInput` runs the call with this input instead (validated
+ * against the tool's schema and put to the permission callback).
+ *
+ *     await agent.prompt({ approvals: [approveCall(pending, { decidedBy: "alice@example.com" })] });
+ */
+export function approveCall(
+  pending: Pick<PendingApproval, "toolUseId" | "digest">,
+  options: { decidedBy?: string; updatedInput?: unknown } = {},
+): ApprovalDecision {
+  assertPendingRef(pending, "approveCall");
+  assertKnownOptions(options, APPROVE_OPTION_KEYS, "approveCall() options");
+  return {
+    toolUseId: pending.toolUseId,
+    digest: pending.digest,
+    behavior: "approve",
+    ...(options.updatedInput !== undefined ? { updatedInput: options.updatedInput } : {}),
+    ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}),
+  };
+}
+
+/** The decision that rejects `pending`; the model reads `message` in the call's error result. */
+export function rejectCall(
+  pending: Pick<PendingApproval, "toolUseId" | "digest">,
+  options: { decidedBy?: string; message?: string } = {},
+): ApprovalDecision {
+  assertPendingRef(pending, "rejectCall");
+  assertKnownOptions(options, REJECT_OPTION_KEYS, "rejectCall() options");
+  return {
+    toolUseId: pending.toolUseId,
+    digest: pending.digest,
+    behavior: "reject",
+    ...(options.message !== undefined ? { message: options.message } : {}),
+    ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}),
+  };
+}
+
+function assertPendingRef(pending: unknown, owner: string): void {
+  const ref = pending as Partial<PendingApproval> | null;
+  if (!ref || typeof ref.toolUseId !== "string" || typeof ref.digest !== "string" || ref.digest === "") {
+    throw new InvalidApprovalError(
+      `${owner}(): pass the PendingApproval the person decided on (at least its toolUseId and digest), as the ` +
+        "awaiting_approval result, the approval_requested event or getPendingApprovals() gave it.",
+    );
+  }
+}
+
+/** The batch with `decisions` recorded, each sealed by `seal` (a new object; the input is not changed). */
+export function recordDecisions(
+  batch: PendingBatch,
+  decisions: readonly ApprovalDecision[],
+  seal: (decision: ApprovalDecision) => RecordedDecision,
+): PendingBatch {
+  const byId = new Map(decisions.map(decision => [decision.toolUseId, seal(decision)]));
   return {
     ...batch,
     calls: batch.calls.map(call => {

@@ -10,6 +10,7 @@ export const BRANDS = {
   outputSchema: Symbol.for("agent-lattice.output-schema"),
   release: Symbol.for("agent-lattice.release"),
   queryRuntime: Symbol.for("agent-lattice.query-runtime"),
+  resumeCheck: Symbol.for("agent-lattice.resume-check"),
 } as const;
 
 /** Sets a non-enumerable, read-only branded property (invisible to JSON, spreads and Object.keys). */

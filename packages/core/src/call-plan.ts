@@ -3,6 +3,7 @@ import type { ToolUseBlock } from "./messages.js";
 import type { PermissionDecision } from "./permission.js";
 import { validateWithSchema } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
+import type { ToolBatchPolicy } from "./tool-batch-policy.js";
 import {
   describeThrown,
   errorOutcome,
@@ -34,13 +35,23 @@ export type PlannedCall =
       decisions: ApprovalDecision[];
     };
 
+/** What planning a batch needs from the running query: no call runs while it is planned. */
+export type PlanningContext = Pick<ToolRunContext, "tools" | "permission" | "context" | "signal"> & {
+  /** The host's batch policy. */
+  policy: ToolBatchPolicy | undefined;
+  /** submit_output is injected: enforce that it is alone in its batch. */
+  structuredOutput: boolean;
+  /** The turn stopped at max_tokens: its tool inputs may be cut off, so none runs. */
+  truncated: boolean;
+};
+
 /**
  * Decides one prepared call: a tool's `needsApproval`, then the permission callback. The callback is asked for
  * every call except submit_output; it may deny any call, rewrite the input (validated again), or answer "ask" to
  * have a person decide. A call whose tool needs approval waits for a person even when the callback allows it —
  * only a denial settles it in process. A callback or needsApproval that throws fails closed.
  */
-export async function planCall(prepared: PreparedCall, run: ToolRunContext): Promise<PlannedCall> {
+export async function planCall(prepared: PreparedCall, run: PlanningContext): Promise<PlannedCall> {
   if (prepared.status === "answered") return prepared;
   const { call, definition } = prepared;
   let input = prepared.input;

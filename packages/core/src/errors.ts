@@ -183,3 +183,51 @@ export class ApprovalPendingError extends AgentLatticeError {
     this.pendingToolUseIds = pendingToolUseIds;
   }
 }
+
+/** The part of a paused call that did not match (see ApprovalMismatchError). */
+export type ApprovalMismatchField =
+  | "toolUseId"
+  | "toolName"
+  | "input"
+  | "state"
+  | "digest"
+  | "decision"
+  | "result";
+
+/**
+ * A resume was refused because the paused batch it would run is not what was paused or approved: the pause record
+ * does not match the stored assistant message, a call no longer matches the digest its decision was made for, a
+ * recorded decision does not carry this agent's seal, or a call the record lets run now needs a person. Someone
+ * changed the history store between the pause and the resume (or the decision belongs to another call). Nothing
+ * ran and nothing was written.
+ */
+export class ApprovalMismatchError extends AgentLatticeError {
+  static override readonly errorCode = "approval_mismatch";
+  /** The call that did not match. */
+  readonly toolUseId: string;
+  /** Which part of it. */
+  readonly field: ApprovalMismatchField;
+  /** Delegation tools between the resumed agent and the call ([] for its own calls). */
+  readonly agentPath: string[];
+  /** What was found, without the fix advice. */
+  readonly detail: string;
+  constructor(toolUseId: string, field: ApprovalMismatchField, detail: string, agentPath: string[] = []) {
+    const where = agentPath.length ? ` (inside ${agentPath.map(name => `"${name}"`).join(" → ")})` : "";
+    super(
+      "approval_mismatch",
+      `resume(): refused — paused call ${toolUseId}${where} does not match at "${field}": ${detail}. Nothing ran and ` +
+        "nothing was written. The history store was changed between the pause and the resume, or the decision was " +
+        "made for another call. Check who can write the store; then show the person the current pending approvals " +
+        "(getPendingApprovals()) and decide again, or drop the pause with discardPendingApprovals().",
+    );
+    this.toolUseId = toolUseId;
+    this.field = field;
+    this.agentPath = agentPath;
+    this.detail = detail;
+  }
+
+  /** The same mismatch seen from the agent that delegated to `tool`. */
+  within(tool: string): ApprovalMismatchError {
+    return new ApprovalMismatchError(this.toolUseId, this.field, this.detail, [tool, ...this.agentPath]);
+  }
+}

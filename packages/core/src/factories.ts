@@ -10,6 +10,7 @@ import { createAnthropicModelClient } from "./anthropic-client.js";
 import { withCacheControlFallback } from "./cache-control-fallback.js";
 import { resolveAutoCompact } from "./compaction.js";
 import { Conversation } from "./conversation.js";
+import { resolveApprovalKey } from "./decision-seal.js";
 import { InvalidOptionError } from "./errors.js";
 import type { ModelClient } from "./model-client.js";
 import { PromptCacheState } from "./prompt-caching.js";
@@ -128,6 +129,7 @@ function buildAgent<TContext, TOutput>(
     name: options.name,
     workspace,
     sessionNamed: options.sessionId !== undefined,
+    approvalKey: resolveApprovalKey(options.approvalKey),
   });
   if (options.outputSchema) declareOutputSchema(agent, options.outputSchema);
   return agent;

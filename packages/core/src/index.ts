@@ -11,13 +11,16 @@ export type { AgentSpec, DelegationTarget } from "./agent-spec.js";
 export { type AgentToolOptions, agentTool, type DelegateToolOptions, delegateTool } from "./agent-tool.js";
 export type { AgentToolInput, DelegationMode } from "./agent-tool-input.js";
 export { type AnthropicModelClientOptions, createAnthropicModelClient } from "./anthropic-client.js";
-export type {
-  ApprovalDecision,
-  PendingApproval,
-  PendingBatch,
-  PendingCall,
-  QueryInput,
-  ResumeInput,
+export {
+  type ApprovalDecision,
+  approveCall,
+  type PendingApproval,
+  type PendingBatch,
+  type PendingCall,
+  type QueryInput,
+  type RecordedDecision,
+  type ResumeInput,
+  rejectCall,
 } from "./approvals.js";
 export { type CacheControlCarrier, withoutCacheControl } from "./cache-breakpoints.js";
 export {
@@ -29,6 +32,8 @@ export {
   AgentClosedError,
   AgentLatticeError,
   APIError,
+  ApprovalMismatchError,
+  type ApprovalMismatchField,
   ApprovalPendingError,
   ConcurrentQueryError,
   InvalidApprovalError,
@@ -130,6 +135,7 @@ export { LOAD_SKILL_TOOL_NAME, loadSkill, type Skill, type SkillDefinition, skil
 export { type OutputSchema, SUBMIT_OUTPUT_TOOL_NAME } from "./structured-output.js";
 export {
   type NeedsApproval,
+  type ResumeCheckExtra,
   type RunContext,
   type ToolDefinition,
   type ToolFactory,

@@ -1,4 +1,4 @@
-import { type PlannedCall, planCall } from "./call-plan.js";
+import { type PlannedCall, type PlanningContext, planCall } from "./call-plan.js";
 import { type AgentHooks, applyToolResultHook } from "./hooks.js";
 import type { ToolUseBlock } from "./messages.js";
 import { exclusiveBatchViolation } from "./structured-output.js";
@@ -50,7 +50,7 @@ export interface BatchResult {
  */
 export async function planToolBatch(
   calls: readonly ToolUseBlock[],
-  batch: BatchContext,
+  batch: PlanningContext,
 ): Promise<PlannedCall[]> {
   const rejected = batch.truncated
     ? truncatedBatchOutcomes(calls)
@@ -129,7 +129,7 @@ export async function runToolBatch(
 type Settle = (entry: PlannedCall, outcome: ToolCallOutcome, startedAt: number) => Promise<void>;
 
 /** Batch-level rules: submit_output must be alone, then the host's policy. Either rejects the whole batch. */
-async function batchRejection(calls: readonly ToolUseBlock[], batch: BatchContext) {
+async function batchRejection(calls: readonly ToolUseBlock[], batch: PlanningContext) {
   const exclusive = batch.structuredOutput ? exclusiveBatchViolation(calls) : undefined;
   return exclusive ?? (await applyToolBatchPolicy(batch.policy, calls, batch.tools));
 }

@@ -87,7 +87,10 @@ export function cancelledOutcome(call: ToolUseBlock): ToolCallOutcome {
  * Finds the tool and validates the model's input. Tool-facing failures (unknown tool, malformed JSON, schema
  * mismatch) are answered here with is_error results the model can act on.
  */
-export async function prepareToolCall(call: ToolUseBlock, run: ToolRunContext): Promise<PreparedCall> {
+export async function prepareToolCall(
+  call: ToolUseBlock,
+  run: Pick<ToolRunContext, "tools">,
+): Promise<PreparedCall> {
   const answered = (message: string): PreparedCall => ({
     status: "answered",
     call,

@@ -124,6 +124,25 @@ export interface ToolDefinition<TInput = any, TContext = any> {
     decisions: ApprovalDecision[],
     extra: ToolHandlerExtra<TContext>,
   ): ToolResult | Promise<ToolResult>;
+  /**
+   * Checks, before any call of the resumed batch runs, that `state` (read back from the history store) still holds
+   * the pause the decisions were made for; throws (an ApprovalMismatchError) to refuse the whole resume. agentTool()
+   * checks the delegated agent's stored pause the way the agent checks its own.
+   */
+  checkResume?(
+    state: unknown,
+    decisions: ApprovalDecision[],
+    extra: ResumeCheckExtra<TContext>,
+  ): void | Promise<void>;
+}
+
+/** What ToolDefinition.checkResume() is given about the resuming query. */
+export interface ResumeCheckExtra<TContext = unknown> {
+  context: TContext | undefined;
+  signal: AbortSignal;
+  toolUseId: string;
+  sessionId: string;
+  permissions: QueryPermissions;
 }
 
 /** What `tool<MyContext>()` returns: `tool()` with the handler's `context` typed as `MyContext`. */

@@ -11,6 +11,7 @@ import { findHistoryProblem } from "../src/history-invariant.js";
 import {
   ApprovalPendingError,
   agentTool,
+  approveCall,
   type ContextTraceEvent,
   createAgentFactory,
   createBareAgent,
@@ -18,7 +19,10 @@ import {
   defineContextTracer,
   InvalidApprovalError,
   type ModelMessage,
+  type PendingApproval,
+  rejectCall,
   type SDKMessage,
+  type SDKResultMessage,
   tool,
 } from "../src/index.js";
 import { collect, mockServer } from "./helpers.js";
@@ -64,6 +68,14 @@ const types = (messages: SDKMessage[]) =>
 
 const wellFormed = (history: ModelMessage[]) => expect(findHistoryProblem(history)).toBeUndefined();
 
+/** The pending approval `id` of an awaiting_approval result, as a host shows it to the person. */
+function pendingOf(result: SDKMessage | SDKResultMessage | undefined, id: string): PendingApproval {
+  const pending = result?.type === "result" ? result.pendingApprovals : undefined;
+  const found = pending?.find(approval => approval.toolUseId === id);
+  if (!found) throw new Error(`no pending approval ${id} in ${JSON.stringify(result)}`);
+  return found;
+}
+
 describe("pause and resume in one process", () => {
   it("a needsApproval call ends the query awaiting_approval; resume runs it and the loop goes on", async () => {
     const { sent, transfer } = money();
@@ -99,7 +111,7 @@ describe("pause and resume in one process", () => {
     );
 
     const resumed = await collect(
-      agent.resume([{ toolUseId: "t_pay", behavior: "approve", decidedBy: "alice" }]),
+      agent.resume([approveCall(pendingOf(result, "t_pay"), { decidedBy: "alice" })]),
     );
     expect(types(resumed)).toEqual(["system", "approval_resolved", "user", "assistant", "result"]);
     expect(resumed.filter(message => message.type !== "stream_event")[1]).toMatchObject({
@@ -125,9 +137,9 @@ describe("pause and resume in one process", () => {
       script: [toolTurn({ name: "transfer", input: { to: "ada", amount: 40 }, id: "t_pay" }), textTurn("ok")],
     });
     const agent = createBareAgent({ model: "m", modelClient: client, tools: [transfer] });
-    await agent.prompt("Pay Ada 40.");
+    const paused = await agent.prompt("Pay Ada 40.");
     await agent.prompt({
-      approvals: [{ toolUseId: "t_pay", behavior: "approve", updatedInput: { to: "ada", amount: -5 } }],
+      approvals: [approveCall(pendingOf(paused, "t_pay"), { updatedInput: { to: "ada", amount: -5 } })],
     });
     expect(sent).toEqual([]);
     expect(lastResults(client.requests[1]!)[0]).toMatchObject({ is_error: true });
@@ -139,9 +151,9 @@ describe("pause and resume in one process", () => {
       script: [toolTurn({ name: "transfer", input: { to: "ada", amount: 40 }, id: "t_pay" }), textTurn("ok")],
     });
     const agent2 = createBareAgent({ model: "m", modelClient: second, tools: [transfer] });
-    await agent2.prompt("Pay Ada 40.");
+    const paused2 = await agent2.prompt("Pay Ada 40.");
     await agent2.prompt({
-      approvals: [{ toolUseId: "t_pay", behavior: "approve", updatedInput: { to: "ada", amount: 10 } }],
+      approvals: [approveCall(pendingOf(paused2, "t_pay"), { updatedInput: { to: "ada", amount: 10 } })],
     });
     expect(sent).toEqual(["10->ada"]);
   });
@@ -155,10 +167,10 @@ describe("pause and resume in one process", () => {
       ],
     });
     const agent = createBareAgent({ model: "m", modelClient: client, tools: [transfer] });
-    await agent.prompt("Pay Eve 900.");
+    const paused = await agent.prompt("Pay Eve 900.");
     const result = await agent.prompt({
       approvals: [
-        { toolUseId: "t_pay", behavior: "reject", message: "Eve is not a customer.", decidedBy: "bob" },
+        rejectCall(pendingOf(paused, "t_pay"), { message: "Eve is not a customer.", decidedBy: "bob" }),
       ],
     });
     expect(result.subtype).toBe("success");
@@ -187,7 +199,7 @@ describe("pause and resume in one process", () => {
     const paused = await agent.prompt("go");
     expect(paused.pendingApprovals!.map(approval => approval.toolUseId)).toEqual(["t2"]);
     expect(sent).toEqual([]); // nothing of the batch ran
-    await agent.prompt({ approvals: [{ toolUseId: "t2", behavior: "approve" }] });
+    await agent.prompt({ approvals: [approveCall(pendingOf(paused, "t2"))] });
     expect(sent).toEqual(["lookup ada", "1->ada", "lookup bob"]);
     expect(lastResults(client.requests[1]!).map(result => result.tool_use_id)).toEqual(["t1", "t2", "t3"]);
   });
@@ -222,7 +234,7 @@ describe("pause and resume in one process", () => {
     expect(paused.pendingApprovals).toEqual([
       expect.objectContaining({ toolUseId: "t1", reason: "lookups are audited" }),
     ]);
-    await agent.prompt({ approvals: [{ toolUseId: "t1", behavior: "approve" }] });
+    await agent.prompt({ approvals: [approveCall(pendingOf(paused, "t1"))] });
     expect(sent).toEqual(["lookup ada"]);
     const results = lastResults(client.requests[1]!);
     expect(results[1]).toMatchObject({
@@ -268,14 +280,14 @@ describe("pause and resume in one process", () => {
       ],
     });
     const agent = createBareAgent({ model: "m", modelClient: client, tools: [transfer] });
-    await agent.prompt("go");
-    const partial = await agent.prompt({ approvals: [{ toolUseId: "a", behavior: "approve" }] });
+    const paused = await agent.prompt("go");
+    const partial = await agent.prompt({ approvals: [approveCall(pendingOf(paused, "a"))] });
     expect(partial).toMatchObject({ subtype: "awaiting_approval", pendingApprovals: [{ toolUseId: "b" }] });
     expect(sent).toEqual([]);
-    await expect(agent.prompt({ approvals: [{ toolUseId: "a", behavior: "approve" }] })).rejects.toThrow(
+    await expect(agent.prompt({ approvals: [approveCall(pendingOf(paused, "a"))] })).rejects.toThrow(
       /already decided/,
     );
-    const done = await agent.prompt({ approvals: [{ toolUseId: "b", behavior: "reject" }] });
+    const done = await agent.prompt({ approvals: [rejectCall(pendingOf(paused, "b"))] });
     expect(done.subtype).toBe("success");
     expect(sent).toEqual(["1->ada"]);
   });
@@ -303,13 +315,15 @@ describe("bad resumes and new prompts while paused", () => {
     const before = await agent.getHistory();
     const stored = () => createJsonlHistoryStore({ path }).load();
     const storedBefore = await stored();
+    const { digest } = (await agent.getPendingApprovals())[0]!;
     for (const decisions of [
-      [{ toolUseId: "nope", behavior: "approve" }],
+      [{ toolUseId: "nope", digest, behavior: "approve" }],
       [
-        { toolUseId: "t_pay", behavior: "approve" },
-        { toolUseId: "t_pay", behavior: "reject" },
+        { toolUseId: "t_pay", digest, behavior: "approve" },
+        { toolUseId: "t_pay", digest, behavior: "reject" },
       ],
-      [{ toolUseId: "t_pay", behavior: "maybe" }],
+      [{ toolUseId: "t_pay", digest, behavior: "maybe" }],
+      [{ toolUseId: "t_pay", behavior: "approve" }], // no digest: not bound to what the person saw
       [],
     ]) {
       await expect(agent.prompt({ approvals: decisions as never })).rejects.toBeInstanceOf(
@@ -320,7 +334,7 @@ describe("bad resumes and new prompts while paused", () => {
     expect(await stored()).toEqual(storedBefore);
 
     const idle = createBareAgent({ model: "m", modelClient: createScriptedModelClient() });
-    await expect(idle.prompt({ approvals: [{ toolUseId: "x", behavior: "approve" }] })).rejects.toThrow(
+    await expect(idle.prompt({ approvals: [approveCall({ toolUseId: "x", digest: "d" })] })).rejects.toThrow(
       /not awaiting approval/,
     );
   });
@@ -334,12 +348,10 @@ describe("bad resumes and new prompts while paused", () => {
       ],
     });
     const agent = createBareAgent({ model: "m", modelClient: client, tools: [transfer] });
-    await agent.prompt("go");
-    const running = agent.prompt({ approvals: [{ toolUseId: "t", behavior: "approve" }] });
+    const paused = await agent.prompt("go");
+    const running = agent.prompt({ approvals: [approveCall(pendingOf(paused, "t"))] });
     await new Promise(resolve => setTimeout(resolve, 20));
-    await expect(
-      agent.prompt({ approvals: [{ toolUseId: "t", behavior: "approve" }] }),
-    ).rejects.toMatchObject({
+    await expect(agent.prompt({ approvals: [approveCall(pendingOf(paused, "t"))] })).rejects.toMatchObject({
       code: "concurrent_query",
     });
     expect((await running).subtype).toBe("success");
@@ -400,9 +412,7 @@ describe("across processes", () => {
       historyStore: createJsonlHistoryStore({ path }),
     });
     expect((await agent.getPendingApprovals()).map(approval => approval.toolUseId)).toEqual(["t_pay"]);
-    const result = await agent.prompt({
-      approvals: [{ toolUseId: "t_pay", behavior: "approve", decidedBy: "ops" }],
-    });
+    const result = await agent.prompt({ approvals: [approveCall(printed.pending[0], { decidedBy: "ops" })] });
     expect(result).toMatchObject({ subtype: "success", result: "Paid." });
     expect(sent).toEqual(["40->ada"]);
     const stored = await createJsonlHistoryStore({ path }).load();
@@ -461,9 +471,7 @@ describe("delegation: an approval inside a child surfaces on the outermost run",
       tools: [agentTool("payments", payments)],
       historyStore: createJsonlHistoryStore({ path }),
     });
-    const messages = await collect(
-      parent2.query({ approvals: [{ toolUseId: "inner", behavior: "approve" }] }),
-    );
+    const messages = await collect(parent2.query({ approvals: [approveCall(pendingOf(paused, "inner"))] }));
     expect(messages.at(-1)).toMatchObject({ subtype: "success", result: "All settled." });
     expect(sent).toEqual(["7->ada"]);
     // The child's resumed run streamed through the parent as agent_message events.
@@ -506,7 +514,7 @@ describe("delegation: an approval inside a child surfaces on the outermost run",
       expect.objectContaining({ toolUseId: "inner", agentPath: ["payments"] }),
     ]);
     expect(sent).toEqual(["lookup bob"]); // the sibling ran before the child paused
-    await parent.prompt({ approvals: [{ toolUseId: "inner", behavior: "approve" }] });
+    await parent.prompt({ approvals: [approveCall(pendingOf(paused, "inner"))] });
     expect(sent).toEqual(["lookup bob", "3->bob"]);
     const results = lastResults(parentClient.requests[1]!);
     expect(results.map(result => [result.tool_use_id, result.content])).toEqual([
@@ -534,7 +542,7 @@ describe("delegation: an approval inside a child surfaces on the outermost run",
     expect(paused.pendingApprovals).toEqual([
       expect.objectContaining({ toolUseId: "d", toolName: "helper", agentPath: [] }),
     ]);
-    expect((await parent.prompt({ approvals: [{ toolUseId: "d", behavior: "approve" }] })).subtype).toBe(
+    expect((await parent.prompt({ approvals: [approveCall(pendingOf(paused, "d"))] })).subtype).toBe(
       "success",
     );
     expect(lastResults(client.requests[1]!)[0]!.content).toBe("hi");
@@ -550,8 +558,8 @@ describe("events and traces", () => {
       script: [toolTurn({ name: "transfer", input: { to: "ada", amount: 2 }, id: "t" }), textTurn("ok")],
     });
     const agent = createBareAgent({ model: "m", modelClient: client, tools: [transfer], tracer });
-    await agent.prompt("go");
-    await agent.prompt({ approvals: [{ toolUseId: "t", behavior: "approve", decidedBy: "carol" }] });
+    const paused = await agent.prompt("go");
+    await agent.prompt({ approvals: [approveCall(pendingOf(paused, "t"), { decidedBy: "carol" })] });
     const requested = events.find(
       event => event.type === "approval_requested",
     ) as ContextTraceEvent<"approval_requested">;

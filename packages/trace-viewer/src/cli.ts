@@ -10,11 +10,13 @@ import { renderTraceHtml } from "./render-html.js";
 import { startTraceServer } from "./trace-server.js";
 
 const USAGE = `Usage:
-  agent-lattice-trace view <trace.jsonl…> [--out trace.html] [--title TEXT]
+  agent-lattice-trace view <trace.jsonl…> [--out trace.html] [--title TEXT] [--max-page-mb N]
       Writes one self-contained HTML file (no network; open it from disk).
-  agent-lattice-trace serve <trace.jsonl…> [--port N] [--title TEXT]
+  agent-lattice-trace serve <trace.jsonl…> [--port N] [--title TEXT] [--max-page-mb N]
       Serves the viewer on http://127.0.0.1 and updates it live as the files grow.
-  agent-lattice-trace --help | --version`;
+  agent-lattice-trace --help | --version
+
+  --max-page-mb N   the largest page to build (default 256); a larger trace is an error, not a frozen browser`;
 
 class UsageError extends Error {}
 
@@ -27,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
       out: { type: "string", short: "o" },
       port: { type: "string", short: "p" },
       title: { type: "string" },
+      "max-page-mb": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
@@ -44,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
   if (command !== "view" && command !== "serve")
     throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
   if (!files.length) throw new UsageError(`${command} needs at least one trace file (.jsonl)`);
+  const maxPageBytes = maxPageBytesOf(values["max-page-mb"]);
 
   if (command === "view") {
     if (values.port !== undefined) throw new UsageError("--port applies to serve, not view");
@@ -52,6 +56,7 @@ async function main(argv: string[]): Promise<number> {
     const html = renderTraceHtml(events, {
       title: values.title ?? files.map(file => basename(file)).join(", "),
       files,
+      ...(maxPageBytes === undefined ? {} : { maxPageBytes }),
     });
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, html);
@@ -70,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     files,
     port,
     ...(values.title === undefined ? {} : { title: values.title }),
+    ...(maxPageBytes === undefined ? {} : { maxPageBytes }),
     onError: error => console.error(`agent-lattice-trace: ${error.message}`),
   });
   console.log(
@@ -87,6 +93,14 @@ async function main(argv: string[]): Promise<number> {
     process.on("SIGTERM", stop);
   });
   return 0;
+}
+
+function maxPageBytesOf(megabytes: string | undefined): number | undefined {
+  if (megabytes === undefined) return undefined;
+  const bytes = Math.floor(Number(megabytes) * 1024 * 1024);
+  if (!/^\d+(\.\d+)?$/.test(megabytes) || bytes < 1)
+    throw new UsageError(`--max-page-mb must be a positive number of megabytes, got "${megabytes}"`);
+  return bytes;
 }
 
 main(process.argv.slice(2)).then(

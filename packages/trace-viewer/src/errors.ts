@@ -26,3 +26,19 @@ export class TraceViewerAssetsError extends AgentLatticeError {
     );
   }
 }
+
+/**
+ * The page for these events could not be built: the events are bounded one by one as they are read (nesting,
+ * string length, values), but together they can exceed the page size limit or what one JavaScript string holds.
+ */
+export class TraceRenderError extends AgentLatticeError {
+  static override readonly errorCode = "trace_render_failed";
+  constructor(eventCount: number, reason: string, options?: { cause?: unknown }) {
+    super(
+      "trace_render_failed",
+      `Cannot build the trace page for ${eventCount} events: ${reason}. View fewer files at once, split the trace ` +
+        "(one file per session with createJsonlContextTracer()), or raise the limit if the browser can take it.",
+      options,
+    );
+  }
+}

@@ -1,7 +1,9 @@
 import { type ContextTraceEvent, InvalidOptionError, upgradeContextTraceEvent } from "@agent-lattice/core";
 import { assertKnownOptions } from "@agent-lattice/core/internal";
 import { contentSecurityPolicy } from "./content-security-policy.js";
+import { TraceRenderError } from "./errors.js";
 import { escapeAttribute, escapeHtml, jsonForScriptElement } from "./html-text.js";
+import { boundTraceEvent } from "./model/bounded-event.js";
 import { HistoryEncoder } from "./model/history-codec.js";
 import { PAGE_EVENTS_ELEMENT_ID, PAGE_META_ELEMENT_ID, type TracePageMeta } from "./model/page-data.js";
 import type { TraceEvent } from "./model/trace-event.js";
@@ -12,9 +14,26 @@ export interface RenderTraceHtmlOptions {
   title?: string;
   /** Names of the files the events came from, shown in the header. */
   files?: string[];
+  /** The largest page to build, in bytes (default 256 MiB); a larger one is a TraceRenderError. */
+  maxPageBytes?: number;
 }
 
-const KNOWN_OPTIONS = new Set(["title", "files"]);
+/**
+ * 256 MiB: well under the longest string V8 can build (about 512 M characters), and already more than a browser
+ * opens comfortably.
+ */
+export const DEFAULT_MAX_PAGE_BYTES = 256 * 1024 * 1024;
+
+const KNOWN_OPTIONS = new Set(["title", "files", "maxPageBytes"]);
+
+/** Option validation shared with startTraceServer. */
+export function assertMaxPageBytes(value: unknown, owner: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
+    throw new InvalidOptionError(
+      `${owner}: maxPageBytes must be a positive integer (bytes), got ${JSON.stringify(value)}.`,
+    );
+}
 
 /**
  * One self-contained HTML page showing `events` (as `readContextTrace()` returns them): the run tree with
@@ -23,7 +42,9 @@ const KNOWN_OPTIONS = new Set(["title", "files"]);
  * rendered as text only, under a strict Content-Security-Policy.
  *
  * Events of version 0 (files written before events carried `v`) are upgraded as readContextTrace does; an entry
- * that is not a trace event at all is an error, named by its index.
+ * that is not a trace event at all is an error, named by its index. Values past the viewer's bounds (nesting, string
+ * length, values per event: see bounded-event.ts) are shown truncated. A page that still cannot be built (the
+ * events together exceed what one string can hold) is a TraceRenderError.
  */
 export function renderTraceHtml(
   events: Iterable<ContextTraceEvent | TraceEvent>,
@@ -39,6 +60,7 @@ export function renderTraceHtml(
     throw new InvalidOptionError(
       "renderTraceHtml: files must be an array of strings (the trace file names).",
     );
+  assertMaxPageBytes(options.maxPageBytes, "renderTraceHtml");
   const encoder = new HistoryEncoder();
   const encoded = normalizeEvents(events).map(event => encoder.encode(event));
   return renderPage(
@@ -50,10 +72,14 @@ export function renderTraceHtml(
       eventCount: encoded.length,
     },
     encoded,
+    options.maxPageBytes,
   );
 }
 
-/** Validates and upgrades events; throws naming the first entry that is not a trace event. */
+/**
+ * Validates, upgrades and bounds events (over-deep or over-long values become truncation markers); throws naming
+ * the first entry that is not a trace event.
+ */
 export function normalizeEvents(events: Iterable<unknown>): TraceEvent[] {
   if (events === null || typeof events !== "object" || !(Symbol.iterator in events))
     throw new InvalidOptionError(
@@ -68,7 +94,7 @@ export function normalizeEvents(events: Iterable<unknown>): TraceEvent[] {
         `renderTraceHtml: events[${index}] is not a trace event (it needs a string type and run_id, a numeric seq ` +
           "and a data object). Parse JSONL files with readContextTrace(), which skips torn lines.",
       );
-    out.push(upgraded as TraceEvent);
+    out.push(boundTraceEvent(upgraded as TraceEvent));
     index++;
   }
   return out;
@@ -79,7 +105,32 @@ export function normalizeEvents(events: Iterable<unknown>): TraceEvent[] {
  * (serve). The viewer script sits between the small metadata and the events, so it paints the page's frame while
  * the browser is still reading the events.
  */
-export function renderPage(meta: TracePageMeta, encodedEvents: readonly TraceEvent[]): string {
+export function renderPage(
+  meta: TracePageMeta,
+  encodedEvents: readonly TraceEvent[],
+  maxPageBytes = DEFAULT_MAX_PAGE_BYTES,
+): string {
+  let html: string;
+  try {
+    html = pageHtml(meta, encodedEvents);
+  } catch (error) {
+    // The events are bounded one by one; together they can still be more than one string holds.
+    if (error instanceof RangeError) throw new TraceRenderError(meta.eventCount, error.message);
+    throw error;
+  }
+  const bytes = Buffer.byteLength(html, "utf8");
+  if (bytes > maxPageBytes) {
+    throw new TraceRenderError(
+      meta.eventCount,
+      `the page would be ${megabytes(bytes)}, over the ${megabytes(maxPageBytes)} limit (maxPageBytes, --max-page-mb)`,
+    );
+  }
+  return html;
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 2 : 0)} MB`;
+
+function pageHtml(meta: TracePageMeta, encodedEvents: readonly TraceEvent[]): string {
   const assets = pageAssets();
   const csp = contentSecurityPolicy(assets, { live: meta.live !== undefined });
   return `<!doctype html>

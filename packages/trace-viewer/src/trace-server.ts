@@ -4,15 +4,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { basename, resolve } from "node:path";
 import { InvalidOptionError } from "@agent-lattice/core";
-import { assertKnownOptions } from "@agent-lattice/core/internal";
+import { assertKnownOptions, messageOf as describeThrown } from "@agent-lattice/core/internal";
 import { contentSecurityPolicy } from "./content-security-policy.js";
-import { TraceFileError } from "./errors.js";
+import { TraceFileError, TraceRenderError } from "./errors.js";
+import { escapeHtml } from "./html-text.js";
 import { HistoryEncoder } from "./model/history-codec.js";
 import { LIVE_EVENTS } from "./model/page-data.js";
 import type { TraceEvent } from "./model/trace-event.js";
 import { pageAssets } from "./page-assets.js";
 import { assertPaths, describeFileError } from "./read-trace-files.js";
-import { renderPage } from "./render-html.js";
+import { assertMaxPageBytes, renderPage } from "./render-html.js";
 import { TraceFileTail } from "./trace-tail.js";
 
 export interface TraceServerOptions {
@@ -24,8 +25,13 @@ export interface TraceServerOptions {
   title?: string;
   /** How often the files are checked for new lines, in ms (default 200). */
   pollIntervalMs?: number;
-  /** Told about a file that became unreadable while being followed (the server keeps serving what it has). */
-  onError?: (error: TraceFileError) => void;
+  /** The largest page to serve, in bytes (default 256 MiB); a larger one is answered with an error page. */
+  maxPageBytes?: number;
+  /**
+   * Told about a file that became unreadable while being followed, or a page that could not be built; the server
+   * keeps serving (what it has, or an error page for that request).
+   */
+  onError?: (error: TraceFileError | TraceRenderError) => void;
 }
 
 export interface TraceServer {
@@ -39,7 +45,7 @@ export interface TraceServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const KNOWN_OPTIONS = new Set(["files", "port", "title", "pollIntervalMs", "onError"]);
+const KNOWN_OPTIONS = new Set(["files", "port", "title", "pollIntervalMs", "maxPageBytes", "onError"]);
 const KEEPALIVE_MS = 15_000;
 
 /**
@@ -53,7 +59,8 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
   if (!options || typeof options !== "object")
     throw new InvalidOptionError("startTraceServer: expected options { files: [...] }.");
   assertPaths(options.files, "startTraceServer: files");
-  const { port = 0, pollIntervalMs = 200, title, onError } = options;
+  const { port = 0, pollIntervalMs = 200, title, onError, maxPageBytes } = options;
+  assertMaxPageBytes(maxPageBytes, "startTraceServer");
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new InvalidOptionError(
       `startTraceServer: port must be an integer from 0 to 65535, got ${JSON.stringify(port)}.`,
@@ -102,10 +109,21 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
     }
     const url = new URL(request.url ?? "/", `http://${host}`);
     const lastEventId = request.headers["last-event-id"] ?? url.searchParams.get("cursor");
-    if (url.pathname === base) servePage(response);
-    else if (url.pathname === `${base}events`) serveEvents(request, response, lastEventId);
-    else if (url.pathname === base.slice(0, -1)) response.writeHead(308, { location: base }).end();
-    else response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not found.\n");
+    try {
+      if (url.pathname === base) servePage(response);
+      else if (url.pathname === `${base}events`) serveEvents(request, response, lastEventId);
+      else if (url.pathname === base.slice(0, -1)) response.writeHead(308, { location: base }).end();
+      else response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not found.\n");
+    } catch (error) {
+      // One request failed to render: it gets an error page, the server keeps serving the next one.
+      const failure =
+        error instanceof TraceRenderError
+          ? error
+          : new TraceRenderError(feed.events.length, describeThrown(error), { cause: error });
+      onError?.(failure);
+      if (response.headersSent) response.end();
+      else serveErrorPage(response, failure);
+    }
   }
 
   const securityHeaders = (live: boolean) => ({
@@ -128,10 +146,27 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
         live: { url: "events", cursor: feed.cursor() },
       },
       feed.events,
+      maxPageBytes,
     );
     response
       .writeHead(200, { "content-type": "text/html; charset=utf-8", ...securityHeaders(true) })
       .end(html);
+  }
+
+  function serveErrorPage(response: ServerResponse, error: TraceRenderError): void {
+    response
+      .writeHead(500, {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "cache-control": "no-store",
+      })
+      .end(
+        `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Trace viewer: cannot show this trace</title></head>\n` +
+          `<body><h1>Cannot show this trace</h1><p>${escapeHtml(error.message)}</p>` +
+          "<p>The server is still running: reload once the cause is fixed.</p></body></html>\n",
+      );
   }
 
   function serveEvents(
@@ -177,7 +212,12 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     timer = setTimeout(async () => {
-      await feed.poll();
+      // A poll that fails as a whole (not one file: those are reported by the feed) must not end the process.
+      await feed
+        .poll()
+        .catch(error =>
+          onError?.(new TraceRenderError(feed.events.length, describeThrown(error), { cause: error })),
+        );
       if (!closed) schedule();
     }, pollIntervalMs);
     timer.unref();

@@ -1,5 +1,6 @@
 import { open, stat } from "node:fs/promises";
 import { readContextTrace } from "@agent-lattice/core";
+import { boundTraceEvent } from "./model/bounded-event.js";
 import type { TraceEvent } from "./model/trace-event.js";
 
 export type TailResult =
@@ -11,8 +12,8 @@ const NEWLINE = 0x0a;
 
 /**
  * Follows one JSONL trace file as a tracer appends to it: each poll reads only the bytes added since the last,
- * parses the complete lines (readContextTrace) and keeps a partial last line until its newline arrives. A file
- * that does not exist yet is waited for.
+ * parses the complete lines (readContextTrace), bounds each event (bounded-event.ts) and keeps a partial last
+ * line until its newline arrives. A file that does not exist yet is waited for.
  */
 export class TraceFileTail {
   private offset = 0;
@@ -53,7 +54,7 @@ export class TraceFileTail {
         this.remainder = Buffer.alloc(0);
       }
     }
-    return { kind: "events", events };
+    return { kind: "events", events: events.map(boundTraceEvent) };
   }
 
   private restart(): void {

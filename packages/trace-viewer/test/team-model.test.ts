@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readContextTrace } from "@agent-lattice/core";
+import { readContextTrace, type Usage } from "@agent-lattice/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordTeamTrace, TEAM_CALLS, TEAM_FINDINGS, TEAM_USAGE } from "../scripts/team-trace.mjs";
 import { badgeOf, labelOf, searchTextOf } from "../src/model/describe.js";
@@ -185,6 +185,49 @@ describe("a real team run: lead, researcher, reviewer and a nested docs team who
     const failed = visibleRows(model, new Set(), { type: "member", text: "api_error" }).matched!;
     expect([...failed].map(node => (node as MemberNode).member)).toEqual(["writer"]);
   });
+
+  it("rolls the members' tokens up into the lead's and the team's rows (issue 26)", () => {
+    const sum = (...usages: Usage[]) => {
+      const total = {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      };
+      for (const usage of usages)
+        for (const key of Object.keys(total) as Array<keyof Usage>) total[key] += usage[key];
+      return total;
+    };
+    const run = (agent: string) =>
+      [...model.nodes.values()].find((node): node is RunNode => node.kind === "run" && node.agent === agent)!;
+    const u = TEAM_USAGE;
+    const docs = sum(u.docsLead1, u.docsLead2); // the writer's only call failed: no tokens
+    expect(run("docs lead").totalUsage).toEqual(docs);
+    expect(run("docs").totalUsage).toEqual(docs);
+    const everyone = sum(u.lead1, u.lead2, u.lead3, u.researcher1, u.researcher2, u.reviewer1, docs);
+    expect(run("engineering lead").usage).toEqual(sum(u.lead1, u.lead2, u.lead3)); // its own turns, as before
+    expect(run("engineering lead").totalUsage).toEqual(everyone);
+    expect(run("engineering").totalUsage).toEqual(everyone);
+    // Nothing is counted twice: the top row equals the trace's total of all turns.
+    const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens } =
+      model.totals;
+    expect(everyone).toEqual({
+      input_tokens,
+      output_tokens,
+      cache_creation_input_tokens,
+      cache_read_input_tokens,
+    });
+  });
+
+  it("the writer's failure marks its work item, its run, its turn and an error row, and counts once", () => {
+    const writer = member(model, "writer");
+    const writerRun = writer.children[0] as RunNode;
+    expect(writer.error).toBeDefined();
+    expect(writerRun.error).toBeDefined();
+    expect(writerRun.turns.get(1)?.error).toBeDefined();
+    expect(writerRun.children.some(child => child.kind === "event" && child.error)).toBe(true);
+    expect(model.totals.errors).toBe(1);
+  });
 });
 
 describe("team events in other shapes", () => {
@@ -264,6 +307,8 @@ describe("team events in other shapes", () => {
     expect(node).toMatchObject({ status: "completed", attempts: 2, error: undefined });
     expect(node.usage).toMatchObject({ input_tokens: 12, output_tokens: 4 });
     expect(node.end).toBeDefined();
+    // The lead's row counts the reported tokens of both attempts, though only the second's turns are in the files.
+    expect(model.roots[0]!.totalUsage).toMatchObject({ input_tokens: 22, output_tokens: 9 });
   });
 
   it("a pending work item is open; without the lead's run in the files it sits under the team run", () => {

@@ -120,6 +120,17 @@ describeInChromium("the rendered page of a real team run (file://)", () => {
       "0",
       "0",
     ]);
+    // The team's and the lead's rows show what the whole team spent, members included (issue 26).
+    const all = Object.values(TEAM_USAGE);
+    const everyone = [
+      count(all.reduce((total, usage) => total + usage.input_tokens, 0)),
+      count(all.reduce((total, usage) => total + usage.output_tokens, 0)),
+      count(all.reduce((total, usage) => total + usage.cache_creation_input_tokens, 0)),
+      count(all.reduce((total, usage) => total + usage.cache_read_input_tokens, 0)),
+    ];
+    expect(rows[0]!.tokens).toEqual(everyone);
+    expect(rows[1]!.tokens).toEqual(everyone);
+    expect(await page.locator('[data-total="errors"]').textContent()).toBe("1"); // the writer's 529, once
     // The member's bar on the waterfall spans its run's.
     const member = find("handoff", "researcher");
     const bar = async (index: number) =>

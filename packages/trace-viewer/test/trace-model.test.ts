@@ -4,7 +4,14 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readContextTrace } from "@agent-lattice/core";
+import { agentTool, createBareAgent, createJsonlContextTracer, readContextTrace } from "@agent-lattice/core";
+import {
+  type MockScriptItem,
+  startMockAnthropicServer,
+  textTurn,
+  toolTurn,
+  unauthorized,
+} from "@agent-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ANSWER, DEMO_USAGE, recordDemoTrace } from "../scripts/demo-trace.mjs";
 import { labelOf, searchTextOf } from "../src/model/describe.js";
@@ -166,7 +173,8 @@ describe("errors", () => {
     expect(turn).toMatchObject({ kind: "turn", error });
     expect(errorRow).toMatchObject({ kind: "event", type: "error", error });
     expect(model.roots[0]!.error).toEqual(error);
-    expect(model.totals.errors).toBe(3);
+    // Three rows show it; it is one failure (issue 26).
+    expect(model.totals.errors).toBe(1);
     expect(labelOf(errorRow!)).toBe("APIError rate_limit_error 429: rate limited");
     expect(searchTextOf(errorRow!)).toContain("rate_limit_error");
   });
@@ -284,5 +292,62 @@ describe("visible rows: collapse and filters", () => {
       "turn:k:1",
       "tool:k:g",
     ]);
+  });
+});
+
+describe("errors counted once (issue 26)", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "al-viewer-errors-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** Runs a lead (with a delegated helper when `withChild`) once against the mock server with `script`, traced to JSONL, and builds the viewer's model. */
+  async function traced(script: MockScriptItem[], withChild: boolean) {
+    const server = await startMockAnthropicServer({ script });
+    const path = join(dir, `${withChild ? "delegated" : "plain"}.jsonl`);
+    const tracer = createJsonlContextTracer({ path });
+    const model = (name: string) => ({ apiKey: "bad-key", baseURL: server.url, model: "mock", name });
+    const helper = createBareAgent(model("helper"));
+    const agent = createBareAgent({
+      ...model("lead"),
+      tools: withChild ? [agentTool("helper", helper)] : [],
+    });
+    try {
+      const result = await agent.prompt("go", { tracer });
+      await tracer.close?.();
+      return {
+        result,
+        model: buildTraceModel(readContextTrace(await readFile(path, "utf8")) as TraceEvent[]),
+      };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("a real 401 marks the error row, the turn and the run, and counts as one error", async () => {
+    const { result, model } = await traced([unauthorized()], false);
+    expect(result.subtype).toBe("error_during_execution");
+    const run = model.roots[0]!;
+    const flagged = [...model.nodes.values()].filter(node => node.error).map(node => node.kind);
+    expect(flagged.sort()).toEqual(["event", "run", "turn"]);
+    expect(run.error?.status).toBe(401);
+    expect(model.totals.errors).toBe(1);
+  });
+
+  it("a delegated agent's 401 counts once, not again for the parent's failed call", async () => {
+    const { result, model } = await traced(
+      [
+        toolTurn({ name: "helper", input: { task: "look" }, id: "call_helper" }),
+        unauthorized(),
+        textTurn("done"),
+      ],
+      true,
+    );
+    expect(result.subtype).toBe("success");
+    const call = [...model.nodes.values()].find(node => node.kind === "tool") as ToolNode;
+    expect(call.error).toBeDefined(); // the parent's call failed because the child did
+    expect((call.children[0] as RunNode).error?.status).toBe(401);
+    expect(model.totals.errors).toBe(1);
   });
 });

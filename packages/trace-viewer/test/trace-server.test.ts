@@ -8,8 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidOptionError } from "@agent-lattice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTraceServer, TraceFileError, type TraceServer } from "../src/index.js";
+import { startTraceServer, TraceFileError, TraceRenderError, type TraceServer } from "../src/index.js";
+import { TRUNCATED_MARK } from "../src/model/bounded-event.js";
 import { runEvents } from "./support/events.js";
+import { deeplyNestedTrace } from "./support/hostile-trace.js";
 
 let dir: string;
 let trace: string;
@@ -200,6 +202,7 @@ describe("the server", () => {
       /port must be an integer/,
     );
     await expect(startTraceServer({ files: [trace], pollIntervalMs: 0 })).rejects.toThrow(/pollIntervalMs/);
+    await expect(startTraceServer({ files: [trace], maxPageBytes: 0.5 })).rejects.toThrow(/maxPageBytes/);
     await expect(startTraceServer({ files: [trace], hots: "0.0.0.0" } as never)).rejects.toThrow(
       /unknown option "hots"/,
     );
@@ -217,5 +220,40 @@ describe("the server", () => {
     await server.close();
     await stream.close();
     await expect(fetch(server.url)).rejects.toThrow();
+  });
+
+  it("an event 5,000 levels deep, appended while a page is open, reaches the stream truncated", async () => {
+    await writeFile(trace, "");
+    const server = await serve();
+    const stream = await subscribe(`${server.url}events`);
+    await appendFile(trace, deeplyNestedTrace(5_000));
+    await expect
+      .poll(() => stream.messages.some(message => message.data?.includes(TRUNCATED_MARK)))
+      .toBe(true);
+    await stream.close();
+    const page = await get(server.url);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(TRUNCATED_MARK);
+  });
+
+  it("a page it cannot build is answered with an error page, reported, and the server keeps serving", async () => {
+    await writeFile(trace, deeplyNestedTrace(3));
+    const reported: unknown[] = [];
+    const server = await serve({ maxPageBytes: 10_000, onError: error => reported.push(error) });
+    for (let request = 0; request < 2; request++) {
+      const page = await get(server.url);
+      expect(page.status).toBe(500);
+      expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+      expect(page.body).toContain("Cannot build the trace page for 3 events: the page would be");
+      expect(page.body).toContain("The server is still running");
+    }
+    expect(reported).toHaveLength(2);
+    expect(reported[0]).toBeInstanceOf(TraceRenderError);
+    expect(reported[0]).toMatchObject({ code: "trace_render_failed" });
+    // The stream and the rest of the server still answer.
+    const stream = await subscribe(`${server.url}events`);
+    await expect.poll(() => stream.messages.length).toBeGreaterThan(0);
+    await stream.close();
+    expect((await get(`${server.url}nope`)).status).toBe(404);
   });
 });

@@ -1,4 +1,5 @@
 import type { Usage } from "@agent-lattice/core";
+import { rollUp } from "./roll-up.js";
 import { buildTeamMembers, type MemberNode } from "./team-members.js";
 import { contentText, dataOf, isRecord, num, str, type TraceEvent, timeOf } from "./trace-event.js";
 import { addInto, type ErrorInfo, emptyUsage, errorInfo, usageOf } from "./values.js";
@@ -69,6 +70,11 @@ export interface RunNode extends NodeBase {
   tools: Map<string, ToolNode>;
   /** Tokens of this run's own turns. */
   usage: Usage;
+  /**
+   * Tokens of this run and everything below it: delegated runs and, for a team or its lead, the members' work
+   * (roll-up.ts). What the run's row shows.
+   */
+  totalUsage: Usage;
 }
 
 export interface TurnNode extends NodeBase {
@@ -101,6 +107,7 @@ export interface TraceTotals extends Usage {
   runs: number;
   turns: number;
   toolCalls: number;
+  /** Failures, each counted once where it arose (not once per row it marks: see roll-up.ts). */
   errors: number;
   events: number;
 }
@@ -147,6 +154,7 @@ function newRun(event: TraceEvent): RunNode {
     turns: new Map(),
     tools: new Map(),
     usage: emptyUsage(),
+    totalUsage: emptyUsage(),
   };
   run.run = run;
   return run;
@@ -271,23 +279,27 @@ export function buildTraceModel(events: readonly TraceEvent[]): TraceModel {
   roots.sort(byStart);
 
   const stack: TreeNode[] = [...roots].reverse();
+  const preorder: TreeNode[] = [];
   while (stack.length) {
     const node = stack.pop()!;
     node.depth = node.parent ? node.parent.depth + 1 : 0;
     nodes.set(node.id, node);
+    preorder.push(node);
     if (node.kind === "run" || node.kind === "tool" || node.kind === "member") node.children.sort(byStart);
     if (node.kind === "turn") {
       totals.turns++;
       if (node.usage) addInto(totals, node.usage);
     }
     if (node.kind === "tool") totals.toolCalls++;
-    if (node.error) totals.errors++;
     for (let i = node.children.length - 1; i >= 0; i--) {
       const child = node.children[i]!;
       child.parent = node;
       stack.push(child);
     }
   }
+
+  // Tokens rolled up into runs (members into their team and lead), and each failure counted once.
+  totals.errors = rollUp(preorder).errors;
 
   return {
     roots,

@@ -6,7 +6,6 @@ import {
   agentOf,
   durationOf,
   type ErrorInfo,
-  emptyUsage,
   type MemberNode,
   type RunNode,
   type ToolNode,
@@ -134,22 +133,19 @@ function timing(node: TreeNode, model: TraceModel): Array<[string, Child]> {
   ];
 }
 
+function sameUsage(a: Usage, b: Usage): boolean {
+  return (
+    a.input_tokens === b.input_tokens &&
+    a.output_tokens === b.output_tokens &&
+    a.cache_creation_input_tokens === b.cache_creation_input_tokens &&
+    a.cache_read_input_tokens === b.cache_read_input_tokens
+  );
+}
+
 function runDetails(run: RunNode, context: DetailsContext): Child {
   const start = dataOf(run.startEvent, "run_start");
   const result = dataOf(run.result, "result");
   const parent = run.parent;
-  const total = emptyUsage();
-  const stack: TreeNode[] = [run];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.kind === "run") {
-      total.input_tokens += node.usage.input_tokens;
-      total.output_tokens += node.usage.output_tokens;
-      total.cache_creation_input_tokens += node.usage.cache_creation_input_tokens;
-      total.cache_read_input_tokens += node.usage.cache_read_input_tokens;
-    }
-    stack.push(...node.children);
-  }
   const prompt = dataOf(run.prompt, "user_message");
   return [
     facts([
@@ -170,8 +166,8 @@ function runDetails(run: RunNode, context: DetailsContext): Child {
       ["stop_reason", str(result?.stop_reason)],
     ]),
     usageTable(run.usage, "Tokens of this run's turns"),
-    total.input_tokens !== run.usage.input_tokens || total.output_tokens !== run.usage.output_tokens
-      ? usageTable(total, "Including delegated runs")
+    !sameUsage(run.totalUsage, run.usage)
+      ? usageTable(run.totalUsage, "Including delegated runs and team members")
       : null,
     prompt ? section("Prompt", contentView(prompt.content)) : null,
     result ? section("Result", pre(str(result.result) ?? "")) : null,

@@ -177,7 +177,7 @@ export class TreeGrid {
       node.kind === "turn" || node.kind === "member"
         ? node.usage
         : node.kind === "run"
-          ? node.run.usage
+          ? node.totalUsage // with what it delegated, and a team's or lead's members
           : undefined;
     const tokens = (value: number | undefined) =>
       h("div", { class: "cell num tokens" }, usage && value !== undefined ? formatCount(value) : "");
