@@ -12,3 +12,4 @@ export type {
   PostgresQueryResult,
 } from "./pool.js";
 export type { PostgresMailbox, PostgresMailboxOptions } from "./postgres-mailbox.js";
+export type { PostgresMailboxRetry } from "./reconnect.js";

@@ -5,7 +5,9 @@ import {
   type TeamMailboxWatch,
   type TeamMailboxWatchOptions,
 } from "@agent-lattice/team";
+import { faultOf, permanentError } from "./faults.js";
 import type { PostgresNotification, PostgresPoolClientLike, PostgresPoolLike } from "./pool.js";
+import { type Reconnector, retryDelayMs } from "./reconnect.js";
 
 /**
  * The NOTIFY channel of one mailbox: `al_` and 24 hex digits of md5("<schema>/<mailbox id>"), the same name the
@@ -17,23 +19,35 @@ export function channelOf(schema: string, mailboxId: string): string {
 
 /**
  * LISTEN for the mailbox's watches, on one connection taken from the pool while any watch is open (returned to
- * the pool when the last one closes). Channels are reference-counted across watches. If the connection dies, every
- * watch is woken (a notification may have been missed while it was down: waiters re-check), and the next watch
- * activity reconnects and listens again.
+ * the pool when the last one closes). Channels are reference-counted across watches.
+ *
+ * A dropped connection never fails a watch. When the connection dies (a terminated backend, a server restart), or
+ * cannot be opened when a watch starts, every watch is woken (its waiter re-checks: a notification may have been
+ * missed), and the listener reconnects in the background with backoff (at once, then 100 ms doubling to 5 s,
+ * jittered; for as long as anything watches), listens again to every watched channel and wakes every watch once
+ * more: the one re-check after reconnecting covers what changed while nobody listened. Meanwhile waits end by
+ * their timeouts, which is how the runtime re-checks anyway. Only a permanent failure (login, permissions) at
+ * watch() throws, as its typed PostgresMailboxError.
  */
 export class MailboxListener {
   readonly #pool: PostgresPoolLike;
   readonly #schema: string;
+  readonly #reconnector: Reconnector;
   readonly #watches = new Map<string, Set<NotifiableMailboxWatch>>();
   #client: PostgresPoolClientLike | undefined;
-  #connecting: Promise<PostgresPoolClientLike> | undefined;
-  /** Serialises LISTEN/UNLISTEN so a channel is never unlistened after a newer listen. */
+  /** Detaches the current client's listeners. */
+  #detach: (() => void) | undefined;
+  /** Serialises connecting, LISTEN and UNLISTEN so a channel is never unlistened after a newer listen. */
   #queue: Promise<unknown> = Promise.resolve();
+  #reconnecting: Promise<void> | undefined;
+  /** Why the connection was last lost (reported with the reconnect's first attempt). */
+  #lastError: unknown;
   #closed = false;
 
-  constructor(pool: PostgresPoolLike, schema: string) {
+  constructor(pool: PostgresPoolLike, schema: string, reconnector: Reconnector) {
     this.#pool = pool;
     this.#schema = schema;
+    this.#reconnector = reconnector;
   }
 
   async watch(
@@ -59,17 +73,26 @@ export class MailboxListener {
     try {
       // Listening before watch() resolves: a change committed after this point is heard.
       await this.#serial(async () => {
-        const client = await this.#connection();
-        for (const channel of fresh) await client.query(`LISTEN ${channel}`);
+        if (this.#client) {
+          for (const channel of fresh) await this.#client.query(`LISTEN ${channel}`);
+          return;
+        }
+        // While reconnecting, the reconnect listens to every watched channel, these included, and then wakes them.
+        if (!this.#reconnecting) await this.#connect();
       });
     } catch (error) {
+      const fault = faultOf(error);
+      if (fault === "transient") {
+        this.#lost(error);
+        return watch;
+      }
       await watch.close();
-      throw error;
+      throw fault === "permanent" ? permanentError(error, this.#schema) : error;
     }
     return watch;
   }
 
-  /** Returns the connection to the pool (pending waits resolve false). */
+  /** Returns the connection to the pool (pending waits resolve false) and stops reconnecting. */
   async close(): Promise<void> {
     this.#closed = true;
     const watches = new Set([...this.#watches.values()].flatMap(set => [...set]));
@@ -109,62 +132,91 @@ export class MailboxListener {
     return next;
   }
 
-  async #connection(): Promise<PostgresPoolClientLike> {
-    if (this.#client) return this.#client;
-    this.#connecting ??= (async () => {
-      const client = await this.#pool.connect();
-      client.on("notification", this.#onNotification);
-      client.on("error", this.#onBroken);
-      client.on("end", this.#onBroken);
-      this.#client = client;
-      // After a reconnect, listen again to every channel still watched.
+  /** Takes a connection and listens on it to every watched channel; it becomes the listener's only once it does. */
+  async #connect(): Promise<void> {
+    const client = await this.#pool.connect();
+    const onBroken = (error?: unknown) => {
+      if (client === this.#client) this.#lost(error ?? new Error("Connection terminated unexpectedly"));
+    };
+    client.on("notification", this.#onNotification);
+    client.on("error", onBroken);
+    client.on("end", onBroken);
+    const detach = () => {
+      client.removeListener("notification", this.#onNotification);
+      client.removeListener("error", onBroken);
+      client.removeListener("end", onBroken);
+    };
+    try {
       for (const channel of this.#watches.keys()) await client.query(`LISTEN ${channel}`);
-      return client;
-    })().finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
+    } catch (error) {
+      detach();
+      release(client, true);
+      throw error;
+    }
+    this.#client = client;
+    this.#detach = detach;
   }
 
   readonly #onNotification = (message: PostgresNotification) => {
     for (const watch of this.#watches.get(message.channel) ?? []) watch.notify();
   };
 
-  readonly #onBroken = () => {
+  /** The connection died or could not be opened: wake everyone to re-check, and reconnect in the background. */
+  #lost(error: unknown): void {
     this.#drop(true);
-    // A notification may have been lost while the connection was down: wake everyone to re-check, and listen
-    // again on a new connection.
-    for (const set of this.#watches.values()) for (const watch of set) watch.notify();
-    void this.#reconnect();
-  };
+    this.#wakeAll();
+    this.#lastError = error;
+    this.#startReconnect();
+  }
 
-  /** Listens again once the database is back, retrying with backoff (250 ms doubling to 5 s). */
-  async #reconnect(): Promise<void> {
-    let delay = 250;
-    while (!this.#closed && this.#watches.size && !this.#client) {
+  #startReconnect(): void {
+    if (this.#reconnecting || this.#closed || !this.#watches.size || this.#client) return;
+    this.#reconnecting = this.#reconnect(this.#lastError).finally(() => {
+      this.#reconnecting = undefined;
+      // The new connection may have died before this loop ended: start over.
+      this.#startReconnect();
+    });
+  }
+
+  async #reconnect(firstError: unknown): Promise<void> {
+    let error = firstError;
+    for (let attempt = 1; !this.#closed && this.#watches.size && !this.#client; attempt++) {
+      const delayMs = retryDelayMs(attempt);
+      this.#reconnector.report({ operation: "listen", attempt, delayMs, error });
+      // Not holding the process open: a process whose only work is waiting may exit.
+      if (!(await this.#reconnector.sleep(delayMs, false))) return;
+      if (this.#closed || !this.#watches.size) return;
       try {
-        await this.#serial(() => this.#connection());
-        // Changes committed while nobody listened: wake everyone once more now that we hear again.
-        for (const set of this.#watches.values()) for (const watch of set) watch.notify();
+        await this.#serial(() => (this.#client ? Promise.resolve() : this.#connect()));
+        // Changes committed while nobody listened: every waiter re-checks once, now that we hear again.
+        this.#wakeAll();
         return;
-      } catch {
-        await new Promise(resolve => setTimeout(resolve, delay).unref?.());
-        delay = Math.min(delay * 2, 5000);
+      } catch (next) {
+        // Permanent failures too are retried here (at the capped delay): nobody awaits this, and the mailbox's
+        // own calls report them.
+        error = next;
       }
     }
+  }
+
+  #wakeAll(): void {
+    for (const set of this.#watches.values()) for (const watch of set) watch.notify();
   }
 
   #drop(broken: boolean): void {
     const client = this.#client;
     if (!client) return;
     this.#client = undefined;
-    client.removeListener("notification", this.#onNotification);
-    client.removeListener("error", this.#onBroken);
-    client.removeListener("end", this.#onBroken);
-    try {
-      client.release(broken ? true : undefined);
-    } catch {
-      // Already released (the pool ended).
-    }
+    this.#detach?.();
+    this.#detach = undefined;
+    release(client, broken);
+  }
+}
+
+function release(client: PostgresPoolClientLike, broken: boolean): void {
+  try {
+    client.release(broken ? true : undefined);
+  } catch {
+    // Already released (the pool ended).
   }
 }

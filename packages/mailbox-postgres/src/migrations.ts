@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { PostgresMailboxError } from "./errors.js";
-import type { PostgresPoolLike } from "./pool.js";
+import { type PostgresPoolLike, withConnection } from "./pool.js";
 
 /**
  * Migrations, in order; `<schema>.schema_version` records how many have been applied. Never edit a released one —
@@ -419,9 +419,8 @@ export async function migrate(
   target = SCHEMA_VERSION,
 ): Promise<string> {
   const s = quoteIdentifier(schema);
-  const client = await pool.connect();
-  let released = false;
-  try {
+  // A connection that failed mid-transaction (or at all) is not handed back for reuse (see withConnection).
+  return withConnection(pool, async client => {
     if (!apply) {
       const found = await readVersion(client, schema);
       if (!found || found.version < SCHEMA_VERSION) {
@@ -462,16 +461,7 @@ export async function migrate(
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     }
-  } catch (error) {
-    // A connection that failed mid-transaction is not handed back for reuse.
-    if (!(error instanceof PostgresMailboxError)) {
-      client.release(true);
-      released = true;
-    }
-    throw error;
-  } finally {
-    if (!released) client.release();
-  }
+  });
 }
 
 async function readVersion(

@@ -1,4 +1,5 @@
 import { PostgresMailboxError } from "./errors.js";
+import { markUnsent } from "./faults.js";
 
 /**
  * The node-postgres surface the mailbox uses, structurally: `pg`'s Pool and PoolClient satisfy it. The adapter
@@ -73,3 +74,38 @@ export async function createPool(connectionString: string, max: number): Promise
   (pool as unknown as { on(event: "error", listener: () => void): void }).on("error", () => {});
   return pool;
 }
+
+/**
+ * Runs `use` on a connection checked out of the pool, and hands it back (discarded if `use` failed: it may have
+ * died, or be mid-transaction). While it is checked out the connection has an 'error' listener: node-postgres emits
+ * 'error' on a client whose connection dies (a terminated backend, a server restart) — even while the query it
+ * was running fails with the same error — and an emitter with no listener would throw it out of the process. The
+ * pool's own listener covers it again once it is handed back. A failure to check one out is marked as unsent (the
+ * statement never reached the server).
+ */
+export async function withConnection<T>(
+  pool: PostgresPoolLike,
+  use: (client: PostgresPoolClientLike) => Promise<T>,
+): Promise<T> {
+  let client: PostgresPoolClientLike;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw markUnsent(error);
+  }
+  client.on("error", ignoreError);
+  let result: T;
+  try {
+    result = await use(client);
+  } catch (error) {
+    client.removeListener("error", ignoreError);
+    client.release(true);
+    throw error;
+  }
+  client.removeListener("error", ignoreError);
+  client.release();
+  return result;
+}
+
+/** The failure reaches the caller through the query that was running; the event itself needs no handling. */
+function ignoreError(): void {}

@@ -12,6 +12,7 @@ import type {
   TeamMailboxWatchOptions,
   TeamMessageOutcome,
 } from "@agent-lattice/team";
+import { outcomeUnknownError, wasUnsent } from "./faults.js";
 import { MailboxListener } from "./listener.js";
 import { migrate, quoteIdentifier, SCHEMA_VERSION } from "./migrations.js";
 import {
@@ -19,8 +20,10 @@ import {
   isPostgresPoolLike,
   type PostgresPoolLike,
   type PostgresQueryConfig,
-  type PostgresQueryResult,
+  withConnection,
 } from "./pool.js";
+import { DEFAULT_RECONNECT_TIMEOUT_MS, type PostgresMailboxRetry, Reconnector } from "./reconnect.js";
+import { cancelledLike, matchSent, type SentPayload, settledWith } from "./replay.js";
 import { json, type MessageRow, toMessage, toTransitions } from "./rows.js";
 
 export interface PostgresMailboxOptions {
@@ -41,6 +44,15 @@ export interface PostgresMailboxOptions {
    * migrate from a deploy step with migratePostgresMailbox().
    */
   migrate?: boolean;
+  /**
+   * How long one call keeps retrying while the database is unreachable (a dropped connection, a server restarting,
+   * a failover) before it throws PostgresMailboxError("postgres_mailbox_unavailable"), in milliseconds; default
+   * 60 000. Retries go at once, then after 100 ms doubling to 5 s, jittered. 0: no retries. Permanent failures
+   * (login, missing schema, permissions) are never retried. See the README's "Dropped connections".
+   */
+  reconnectTimeoutMs?: number;
+  /** Observes each retry of a call after a transient failure (and each reconnect of watch()'s LISTEN). */
+  onRetry?: (retry: PostgresMailboxRetry) => void;
 }
 
 /** A TeamMailbox on PostgreSQL, with watch() over LISTEN/NOTIFY. */
@@ -53,7 +65,16 @@ export interface PostgresMailbox extends TeamMailbox {
   close(): Promise<void>;
 }
 
-const OPTION_KEYS = new Set(["pool", "connectionString", "schema", "poolSize", "migrate"]);
+const OPTION_KEYS = new Set([
+  "pool",
+  "connectionString",
+  "schema",
+  "poolSize",
+  "migrate",
+  "reconnectTimeoutMs",
+  "onRetry",
+]);
+const ALL_STATUSES = "{pending,processing,completed,failed,cancelled}";
 const KINDS = new Set(["delegation", "message", "reply", "followup"]);
 const STATUSES = new Set(["pending", "processing", "completed", "failed", "cancelled", "all"]);
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
@@ -64,28 +85,29 @@ let processOwner: string | undefined;
 
 /** The implementation of createPostgresMailbox() (see create-postgres-mailbox.ts), loaded on its first call. */
 export async function openPostgresMailbox(options: PostgresMailboxOptions): Promise<PostgresMailbox> {
-  const { schema, poolSize, apply } = validateOptions(options);
+  const { schema, poolSize, apply, reconnector } = validateOptions(options);
   const owned = options.pool === undefined;
   const pool = options.pool ?? (await createPool(options.connectionString!, poolSize));
   let storeId: string;
   try {
-    storeId = await migrate(pool, schema, apply);
+    // Migrating is one transaction, and finds the schema current if an earlier try committed: safe to retry.
+    storeId = await reconnector.run("open", () => migrate(pool, schema, apply));
   } catch (error) {
     if (owned) await pool.end().catch(() => {});
     throw error;
   }
-  return postgresMailbox(pool, owned, schema, storeId);
+  return postgresMailbox(pool, owned, schema, storeId, reconnector);
 }
 
 /** The implementation of migratePostgresMailbox() (see create-postgres-mailbox.ts), loaded on its first call. */
 export async function applyMigrations(
   options: Omit<PostgresMailboxOptions, "migrate">,
 ): Promise<{ schema: string; version: number }> {
-  const { schema, poolSize } = validateOptions(options);
+  const { schema, poolSize, reconnector } = validateOptions(options);
   const owned = options.pool === undefined;
   const pool = options.pool ?? (await createPool(options.connectionString!, poolSize));
   try {
-    await migrate(pool, schema, true);
+    await reconnector.run("open", () => migrate(pool, schema, true));
     return { schema, version: SCHEMA_VERSION };
   } finally {
     if (owned) await pool.end().catch(() => {});
@@ -96,6 +118,7 @@ function validateOptions(options: PostgresMailboxOptions): {
   schema: string;
   poolSize: number;
   apply: boolean;
+  reconnector: Reconnector;
 } {
   if (!options || typeof options !== "object") {
     throw new InvalidOptionError(
@@ -147,7 +170,21 @@ function validateOptions(options: PostgresMailboxOptions): {
   if (options.migrate !== undefined && typeof options.migrate !== "boolean") {
     throw new InvalidOptionError("createPostgresMailbox(): migrate must be true or false.");
   }
-  return { schema, poolSize, apply: options.migrate ?? true };
+  const timeoutMs = options.reconnectTimeoutMs ?? DEFAULT_RECONNECT_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0) {
+    throw new InvalidOptionError(
+      `createPostgresMailbox(): reconnectTimeoutMs must be a non-negative integer (milliseconds; 0 disables retries), got ${JSON.stringify(options.reconnectTimeoutMs)}.`,
+    );
+  }
+  if (options.onRetry !== undefined && typeof options.onRetry !== "function") {
+    throw new InvalidOptionError("createPostgresMailbox(): onRetry must be a function.");
+  }
+  return {
+    schema,
+    poolSize,
+    apply: options.migrate ?? true,
+    reconnector: new Reconnector(timeoutMs, schema, options.onRetry),
+  };
 }
 
 function postgresMailbox(
@@ -155,6 +192,7 @@ function postgresMailbox(
   owned: boolean,
   schema: string,
   storeId: string,
+  reconnector: Reconnector,
 ): PostgresMailbox {
   const s = quoteIdentifier(schema);
   const idPattern = new RegExp(`^msg_${storeId}_(\\d+)$`);
@@ -191,6 +229,27 @@ function postgresMailbox(
     claim: statement("claim", `SELECT ${columns} FROM ${s}.claim($1, $2, $3, $4)`),
     renew: statement("renew", `SELECT ${s}.renew($1, $2, $3) AS lease_expires_at`),
     history: statement("history", `SELECT history FROM ${s}.messages WHERE seq = $1`),
+    // Only after a dropped connection (see replay.ts). FOR SHARE waits for a change still committing on the server.
+    heldInMailbox: statement(
+      "held_in_mailbox",
+      `SELECT ${columns} FROM ${s}.messages WHERE to_mailbox = $1 AND status = 'processing' AND claim_token = $2`,
+    ),
+    heldBySeq: statement(
+      "held_by_seq",
+      `SELECT ${columns} FROM ${s}.messages WHERE seq = $1 AND status = 'processing' AND claim_token = $2`,
+    ),
+    withHistory: statement(
+      "with_history",
+      `SELECT ${columns}, history FROM ${s}.messages WHERE seq = $1 FOR SHARE`,
+    ),
+    createdWith: statement(
+      "created_with",
+      `SELECT ${columns} FROM ${s}.messages WHERE to_mailbox = ANY($1::text[]) AND status = ANY('${ALL_STATUSES}') AND seq > $2 AND created_at = $3 ORDER BY seq`,
+    ),
+    threadHead: statement(
+      "thread_head",
+      `SELECT ${columns} FROM ${s}.messages WHERE thread_id = $1 ORDER BY seq LIMIT 1`,
+    ),
   };
   const rows = async (config: PostgresQueryConfig) => (await pool.query<MessageRow>(config)).rows;
 
@@ -205,26 +264,30 @@ function postgresMailbox(
     values: unknown[],
     retried = false,
   ): Promise<MessageRow[]> => {
-    const client = await pool.connect();
-    let result: PostgresQueryResult<{ p_rows: unknown }>;
+    let result: { p_rows: unknown } | undefined;
     try {
-      result = await client.query<{ p_rows: unknown }>({
-        name: `${prefix}_${name}`,
-        text: procedures[name],
-        values,
+      result = await withConnection(pool, async client => {
+        const answer = await client.query<{ p_rows: unknown }>({
+          name: `${prefix}_${name}`,
+          text: procedures[name],
+          values,
+        });
+        return answer.rows[0];
       });
     } catch (error) {
-      // Not handed back for reuse: the connection's prepared statements may be gone (DISCARD ALL), or it failed
-      // mid-call. A missing prepared statement means nothing ran, so that (only that) is retried once, on a fresh
-      // connection: a change that may have committed is never repeated.
-      client.release(true);
+      // The connection was not handed back for reuse: its prepared statements may be gone (DISCARD ALL), or it
+      // failed mid-call. A missing prepared statement means nothing ran, so that is retried once here, on a fresh
+      // connection. A dropped connection is the caller's to retry (see `retrying`): it checks first whether the
+      // change committed.
       if (!retried && (error as { code?: string }).code === "26000") return change(name, values, true);
       throw error;
     }
-    client.release();
-    const rows = json(result.rows[0]?.p_rows);
+    const rows = json(result?.p_rows);
     return Array.isArray(rows) ? (rows as MessageRow[]) : [];
   };
+  /** Runs a call with reconnection (see reconnect.ts); `retry` > 0 on a new try after a transient failure. */
+  const retrying = <T>(operation: string, call: (retry: number, previous: unknown) => Promise<T>) =>
+    reconnector.run(operation, call);
   const procedures = {
     send: `CALL ${s}.send_call($1::json)`,
     settle: `CALL ${s}.settle_call($1::bigint, $2::text, $3::text, $4::json, $5::json)`,
@@ -252,6 +315,7 @@ function postgresMailbox(
   };
 
   const settle = async (
+    operation: "complete" | "fail" | "release",
     messageId: string,
     claimToken: string,
     status: "completed" | "failed" | "pending",
@@ -262,32 +326,67 @@ function postgresMailbox(
     const seq = seqOf(messageId);
     if (seq === undefined || typeof claimToken !== "string" || claimToken.includes("\u0000"))
       return undefined;
-    const result = await change("settle", [
-      seq,
-      claimToken,
-      status,
-      options?.outcome ? JSON.stringify(options.outcome) : null,
-      sends.length ? JSON.stringify(sends) : null,
-    ]);
-    const [settled, ...sent] = result;
-    return settled ? { message: message(settled), sent: sent.map(message) } : undefined;
+    return retrying(operation, async retry => {
+      if (retry) {
+        const earlier = await settledEarlier(seq, claimToken, status, sends);
+        if (earlier) return earlier;
+      }
+      const result = await change("settle", [
+        seq,
+        claimToken,
+        status,
+        options?.outcome ? JSON.stringify(options.outcome) : null,
+        sends.length ? JSON.stringify(sends) : null,
+      ]);
+      const [settled, ...sent] = result;
+      return settled ? { message: message(settled), sent: sent.map(message) } : undefined;
+    });
   };
 
-  const listener = new MailboxListener(pool, schema);
+  /** A settle's earlier try that committed before its connection dropped: what it returned (see replay.ts). */
+  const settledEarlier = async (
+    seq: string,
+    token: string,
+    status: string,
+    sends: SentPayload[],
+  ): Promise<SettledTeamMessage | undefined> => {
+    const [row] = await rows(sql.withHistory([seq]));
+    const logged = row && settledWith(row.history, token, status);
+    if (!logged) return undefined;
+    const recipients = [...new Set(sends.map(send => send.to))];
+    const candidates = recipients.length ? await rows(sql.createdWith([recipients, seq, logged[2]])) : [];
+    return { message: message(row), sent: matchSent(sends, candidates).map(message) };
+  };
+
+  const listener = new MailboxListener(pool, schema, reconnector);
   let closing: Promise<void> | undefined;
 
   return {
     schema,
     storeId,
     async send(input) {
-      const [row] = await change("send", [JSON.stringify(payload(validateNew(input)))]);
-      return message(row!);
+      const data = payload(validateNew(input));
+      // A new conversation gets its thread id here rather than from the server: if the answer to the send is lost,
+      // the retry finds the message by it (a fresh UUID names only this message's thread).
+      const root = data.threadId === undefined && data.parentSeq === undefined;
+      const sent = root ? { ...data, threadId: `th_${randomUUID()}` } : data;
+      return retrying("send", async (retry, previous) => {
+        if (retry && !wasUnsent(previous)) {
+          if (!root) throw outcomeUnknownError(sent.to, previous);
+          const [stored] = await rows(sql.threadHead([sent.threadId]));
+          if (stored) return message(stored);
+        }
+        const [row] = await change("send", [JSON.stringify(sent)]);
+        return message(row!);
+      });
     },
     async get(messageId) {
       const seq = seqOf(messageId);
       if (seq === undefined) return undefined;
-      const [row] = await rows(sql.bySeq([seq]));
-      return row ? message(row) : undefined;
+      return retrying("get", async () => {
+        const [row] = await rows(sql.bySeq([seq]));
+        return row ? message(row) : undefined;
+      });
     },
     async inbox(mailboxId, inboxOptions) {
       const status = inboxOptions?.status ?? "pending";
@@ -302,41 +401,53 @@ function postgresMailbox(
           `inbox(): limit must be a positive integer, got ${JSON.stringify(limit)}.`,
         );
       }
-      const found =
+      const found = await retrying("inbox", () =>
         status === "all"
-          ? await rows(sql.inboxAll([mailboxId, limit]))
-          : await rows(sql.inboxStatus([mailboxId, status, limit]));
+          ? rows(sql.inboxAll([mailboxId, limit]))
+          : rows(sql.inboxStatus([mailboxId, status, limit])),
+      );
       return found.map(message);
     },
     async thread(threadId) {
-      return (await rows(sql.thread([threadId]))).map(message);
+      return (await retrying("thread", () => rows(sql.thread([threadId])))).map(message);
     },
     async claimNext(mailboxId, claimOptions) {
       const leaseMs = leaseOf(claimOptions?.leaseMs);
+      const owner = ownerOf(claimOptions);
       const token = randomUUID();
-      const [row] = await rows(sql.claimNext([mailboxId, ownerOf(claimOptions), token, leaseMs]));
-      return claimed(row, token);
+      return retrying("claimNext", async retry => {
+        // An earlier try may have committed before its answer was lost: then the claim is there under this token.
+        const [held] = retry ? await rows(sql.heldInMailbox([mailboxId, token])) : [];
+        return claimed(held ?? (await rows(sql.claimNext([mailboxId, owner, token, leaseMs])))[0], token);
+      });
     },
     async claim(messageId, claimOptions) {
       const leaseMs = leaseOf(claimOptions?.leaseMs);
       const seq = seqOf(messageId);
       if (seq === undefined) return undefined;
+      const owner = ownerOf(claimOptions);
       const token = randomUUID();
-      const [row] = await rows(sql.claim([seq, ownerOf(claimOptions), token, leaseMs]));
-      return claimed(row, token);
+      return retrying("claim", async retry => {
+        const [held] = retry ? await rows(sql.heldBySeq([seq, token])) : [];
+        return claimed(held ?? (await rows(sql.claim([seq, owner, token, leaseMs])))[0], token);
+      });
     },
     async renew(messageId, claimToken, leaseMs) {
       const ms = leaseOf(leaseMs ?? DEFAULT_LEASE_MS);
       const seq = seqOf(messageId);
       if (seq === undefined || typeof claimToken !== "string") return false;
-      const result = await pool.query<{ lease_expires_at: string | null }>(sql.renew([seq, claimToken, ms]));
+      // Renewing twice is renewing: retried as it is.
+      const result = await retrying("renew", () =>
+        pool.query<{ lease_expires_at: string | null }>(sql.renew([seq, claimToken, ms])),
+      );
       return result.rows[0]?.lease_expires_at != null;
     },
     complete: (messageId, claimToken, settleOptions) =>
-      settle(messageId, claimToken, "completed", settleOptions),
-    fail: (messageId, claimToken, settleOptions) => settle(messageId, claimToken, "failed", settleOptions),
+      settle("complete", messageId, claimToken, "completed", settleOptions),
+    fail: (messageId, claimToken, settleOptions) =>
+      settle("fail", messageId, claimToken, "failed", settleOptions),
     async release(messageId, claimToken) {
-      return (await settle(messageId, claimToken, "pending", undefined))?.message;
+      return (await settle("release", messageId, claimToken, "pending", undefined))?.message;
     },
     async cancel(messageId, cancelOptions) {
       assertOutcome(cancelOptions?.outcome);
@@ -345,17 +456,26 @@ function postgresMailbox(
       const given = cancelOptions?.claimToken;
       const token = given === undefined || given === null ? null : String(given);
       if (token?.includes("\u0000")) return undefined; // no claim token holds a NUL
-      const [row] = await change("cancel", [
-        seq,
-        token,
-        cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null,
-      ]);
-      return row ? message(row) : undefined;
+      return retrying("cancel", async retry => {
+        if (retry) {
+          // An earlier try may have committed before its answer was lost (see replay.ts).
+          const [current] = await rows(sql.withHistory([seq]));
+          if (current && cancelledLike(current, token)) return message(current);
+        }
+        const [row] = await change("cancel", [
+          seq,
+          token,
+          cancelOptions?.outcome ? JSON.stringify(cancelOptions.outcome) : null,
+        ]);
+        return row ? message(row) : undefined;
+      });
     },
     async transitions(messageId) {
       const seq = seqOf(messageId);
       if (seq === undefined) return [];
-      const [row] = await pool.query<{ history: unknown }>(sql.history([seq])).then(result => result.rows);
+      const [row] = await retrying("transitions", () =>
+        pool.query<{ history: unknown }>(sql.history([seq])).then(result => result.rows),
+      );
       return row ? toTransitions(messageId, row.history) : [];
     },
     watch(mailboxIds, watchOptions) {
@@ -367,6 +487,7 @@ function postgresMailbox(
     },
     close() {
       closing ??= (async () => {
+        reconnector.close();
         await listener.close();
         if (owned) await pool.end();
       })();

@@ -23,7 +23,13 @@ export interface MessageRow {
 }
 
 /** One entry of a row's transition log: [from, to, at, claimToken, owner]. */
-type LoggedTransition = [TeamMessageStatus | null, TeamMessageStatus, number, string | null, string | null];
+export type LoggedTransition = [
+  TeamMessageStatus | null,
+  TeamMessageStatus,
+  number,
+  string | null,
+  string | null,
+];
 
 /** json/jsonb columns arrive parsed with pg's default type parsers, as text with a host's custom ones. */
 export function json(value: unknown): any {

@@ -27,6 +27,12 @@ export interface TemporaryPostgres {
   port: number;
   /** The temporary directory: data/, the server log, the socket. */
   directory: string;
+  /**
+   * Restarts the server on the same port and data (pg_ctl restart, fast mode): every connection is closed with
+   * "terminating connection due to administrator command", then refused until the server is back. For tests of
+   * reconnection.
+   */
+  restart(): Promise<void>;
   /** Stops the server and deletes its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -155,6 +161,24 @@ export async function startTemporaryPostgres(
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       port,
       directory,
+      restart: async () => {
+        await run(
+          ...asUser(binaries.pgCtl, [
+            "-D",
+            data,
+            "-l",
+            log,
+            "-w",
+            "-t",
+            "60",
+            "-m",
+            "fast",
+            "-o",
+            serverArgs,
+            "restart",
+          ]),
+        );
+      },
       stop: () => {
         stopping ??= stopNow();
         return stopping;

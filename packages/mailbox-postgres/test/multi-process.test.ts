@@ -2,17 +2,11 @@
 // processes (runTeamWorker) share a schema and one mock model server. 200 handoffs across 4 members complete; one
 // worker is SIGKILLed while it holds claims, which are reclaimed by the others after the lease; every accepted
 // message ends in exactly one terminal state; no member's work ever overlaps with itself.
-import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import {
-  type RecordedRequest,
-  startMockAnthropicServer,
-  textTurn,
-  toolUse,
-  turn,
-} from "@agent-lattice/testing";
+import { startMockAnthropicServer, textTurn, toolUse, turn } from "@agent-lattice/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { adminPool, closeAdmin, dropSchema, freshSchema, PG_URL, skipNote } from "./pg.js";
+import { lastUserText, type Spawned, startNode } from "./processes.js";
 
 const SCRIPT = fileURLToPath(new URL("./fixtures/fleet.mjs", import.meta.url));
 const MEMBERS = ["alpha", "beta", "gamma", "delta"];
@@ -20,34 +14,7 @@ const BATCHES = 10;
 const PER_BATCH = 20; // 10 × 20 = 200 handoffs, 5 per member per batch
 const LEASE_MS = 1_500;
 
-interface Spawned {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exited: Promise<number | null>;
-}
-
-function start(args: string[]): Spawned {
-  const child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  const spawned: Spawned = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise(resolve => child.once("exit", code => resolve(code))),
-  };
-  child.stdout!.on("data", chunk => {
-    spawned.stdout += String(chunk);
-  });
-  child.stderr!.on("data", chunk => {
-    spawned.stderr += String(chunk);
-  });
-  return spawned;
-}
-
-function lastUserText(request: RecordedRequest): string {
-  const last = (request.body.messages as Array<{ content: unknown }>).at(-1)!.content;
-  return typeof last === "string" ? last : JSON.stringify(last);
-}
+const start = (args: string[]) => startNode(SCRIPT, args);
 
 type Logged = [string | null, string, number, string | null, string | null];
 

@@ -44,6 +44,12 @@ describe("createPostgresMailbox() options (no server needed)", () => {
     await expect(
       createPostgresMailbox({ connectionString: "postgres://x", nope: 1 } as never),
     ).rejects.toThrow(/unknown option "nope"/);
+    await expect(
+      createPostgresMailbox({ connectionString: "postgres://x", reconnectTimeoutMs: -1 }),
+    ).rejects.toThrow(/reconnectTimeoutMs must be a non-negative integer/);
+    await expect(
+      createPostgresMailbox({ connectionString: "postgres://x", onRetry: "log" as never }),
+    ).rejects.toThrow(/onRetry must be a function/);
     await expect(createPostgresMailbox({ connectionString: "postgres://x" } as never)).rejects.toBeDefined();
   });
 

@@ -21,6 +21,13 @@
  *
  * Optionally, watch() lets a caller sleep until a mailbox changes — a worker with nothing to claim, a lead waiting
  * for reports produced in other processes — instead of polling. The runtime polls (with backoff) adapters without it.
+ *
+ * Failures: an adapter over a remote store retries what it safely can itself (the PostgreSQL mailbox reconnects), and
+ * marks the errors it throws with a boolean `transient` property. `transient: true` — the store was unreachable and
+ * the same call may succeed later: runTeamWorker() and a lead waiting for remote work keep retrying (with backoff)
+ * and never stop for it. `transient: false` — it cannot succeed without a fix (a refused login, a missing schema, no
+ * permission): the worker stops and rejects with it, a waiting lead's run fails with it. Errors without the property
+ * keep the older rule (a worker retries them; a waiting lead tolerates 20 in a row).
  */
 
 /** Where a message is in its life. completed, failed and cancelled are terminal. */

@@ -1,10 +1,15 @@
 import type { ReportedUsage, SDKMessage } from "@agent-lattice/core";
-import { TERMINAL_STATUSES, type TeamMessage } from "./mailbox.js";
+import { TERMINAL_STATUSES, type TeamMailboxWatch, type TeamMessage } from "./mailbox.js";
+import { isPermanentFailure, isTransientFailure, pause } from "./mailbox-failures.js";
 import { openMailboxWatch } from "./mailbox-watch.js";
 import type { TeamContext, TeamEvents } from "./team-context.js";
 import type { WorkItemOutcome, WorkStatus } from "./work-item.js";
 
-/** Consecutive failed reads of the mailbox a waiting lead tolerates before its run fails. */
+/**
+ * Consecutive failed reads of the mailbox a waiting lead tolerates before its run fails, for failures the mailbox
+ * does not mark (`transient`). Transient ones are waited out for as long as the run goes on; permanent ones fail it
+ * at once.
+ */
 const MAX_READ_FAILURES = 20;
 
 export interface RemoteWorkInput {
@@ -25,17 +30,21 @@ export interface RemoteWorkInput {
  * happen), streams each terminal team_message event, and turns the results into the outcomes a local run would have
  * produced — the reply (or failure report) as content, the member's usage from the reply's metadata, the upstream
  * messages to acknowledge. Undefined when the run stopped first: messages no worker had claimed are cancelled;
- * those already running elsewhere finish there and their replies stay in the lead's mailbox.
+ * those already running elsewhere finish there and their replies stay in the lead's mailbox. A store that is
+ * unreachable for a while (transient failures) only delays it: opening the watch and every read are retried.
  */
 export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemOutcome[] | undefined> {
   const { team, events, messages, signal } = input;
   const settled = new Map<string, TeamMessage>();
   const watched = [team.leadMailboxId, ...new Set(messages.map(message => message.to))];
-  const watch = await openMailboxWatch(team.mailbox, watched, { signal });
+  let watch: TeamMailboxWatch | undefined;
   try {
     let failures = 0;
+    let unmarked = 0;
     while (!signal.aborted) {
       try {
+        // Watching before checking: a settle after this point wakes the wait below.
+        watch ??= await openMailboxWatch(team.mailbox, watched, { signal });
         for (const message of messages) {
           if (settled.has(message.id)) continue;
           const current = await team.mailbox.get(message.id);
@@ -44,15 +53,20 @@ export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemO
           await events.message(current.status as WorkStatus, current, input.emit);
         }
         failures = 0;
+        unmarked = 0;
       } catch (error) {
-        // The store is briefly unreachable (a database restart): keep waiting, but not forever.
-        if (++failures > MAX_READ_FAILURES) throw error;
+        // The store is unreachable for a while (a dropped connection, a database restart): keep waiting.
+        failures += 1;
+        if (isPermanentFailure(error)) throw error;
+        if (!isTransientFailure(error) && ++unmarked > MAX_READ_FAILURES) throw error;
       }
       if (settled.size === messages.length) break;
-      await watch.wait({ timeoutMs: input.recheckMs * (failures ? 4 : 1), signal });
+      const timeoutMs = input.recheckMs * (failures ? 4 : 1);
+      if (watch) await watch.wait({ timeoutMs, signal });
+      else await pause(timeoutMs, signal);
     }
   } finally {
-    await watch.close();
+    await watch?.close();
   }
 
   if (settled.size < messages.length) {
@@ -72,7 +86,12 @@ export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemO
   // The replies and diagnostics the workers sent upstream, by the message they answer.
   const ids = new Set(messages.map(message => message.id));
   const upstream = new Map<string, TeamMessage[]>();
-  for (const message of await team.mailbox.inbox(team.leadMailboxId, { status: "pending" })) {
+  const pending = await retryTransient(
+    () => team.mailbox.inbox(team.leadMailboxId, { status: "pending" }),
+    signal,
+    input.recheckMs * 4,
+  );
+  for (const message of pending) {
     if (!message.parentMessageId || !ids.has(message.parentMessageId)) continue;
     const list = upstream.get(message.parentMessageId) ?? [];
     list.push(message);
@@ -98,4 +117,16 @@ export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemO
       abort: undefined,
     };
   });
+}
+
+/** Calls `read` until it succeeds, waiting out transient failures (not past the run's end: then it throws). */
+async function retryTransient<T>(read: () => Promise<T>, signal: AbortSignal, delayMs: number): Promise<T> {
+  while (true) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isTransientFailure(error) || signal.aborted) throw error;
+      await pause(delayMs, signal);
+    }
+  }
 }

@@ -13,6 +13,7 @@ import { AbortError } from "@agent-lattice/core";
 import { addUsage, EventChannel, emptyUsage, type RunTrace } from "@agent-lattice/core/internal";
 import type { TeamMessage } from "./mailbox.js";
 import { withMailboxContext } from "./mailbox-context.js";
+import { isTransientFailure } from "./mailbox-failures.js";
 import { awaitRemoteWork } from "./remote-work.js";
 import { sharedController } from "./shared-signal.js";
 import type { ResolvedMember, TeamContext } from "./team-context.js";
@@ -354,14 +355,20 @@ export class TeamRun implements QueryRuntime {
   async #acknowledge(sent: TeamMessage[]): Promise<void> {
     for (const message of sent) {
       if (message.to !== this.team.leadMailboxId) continue;
-      const claimed = await this.team.mailbox.claim(message.id, {
-        owner: this.settings.owner,
-        leaseMs: this.settings.leaseMs,
-      });
-      if (!claimed) continue;
-      await this.team.mailbox.complete(claimed.id, claimed.claimToken, {
-        outcome: { content: "Delivered to the lead." },
-      });
+      try {
+        const claimed = await this.team.mailbox.claim(message.id, {
+          owner: this.settings.owner,
+          leaseMs: this.settings.leaseMs,
+        });
+        if (!claimed) continue;
+        await this.team.mailbox.complete(claimed.id, claimed.claimToken, {
+          outcome: { content: "Delivered to the lead." },
+        });
+      } catch (error) {
+        // The report is in hand; a store unreachable for now only leaves the reply pending in the lead's mailbox
+        // (or claimed until its lease ends), where the host can still see it.
+        if (!isTransientFailure(error)) throw error;
+      }
     }
   }
 }

@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { ContextTracer, SDKMessage } from "@agent-lattice/core";
 import { AbortError, InvalidOptionError } from "@agent-lattice/core";
 import { assertKnownOptions, assertPositiveInteger, RunTrace } from "@agent-lattice/core/internal";
-import { DEFAULT_LEASE_MS, missingMailboxMethods, type TeamMailbox, type TeamMessage } from "./mailbox.js";
+import {
+  DEFAULT_LEASE_MS,
+  missingMailboxMethods,
+  type TeamMailbox,
+  type TeamMailboxWatch,
+  type TeamMessage,
+} from "./mailbox.js";
+import { failureBackoffMs, isPermanentFailure, pause } from "./mailbox-failures.js";
 import { openMailboxWatch } from "./mailbox-watch.js";
 import { processOwner } from "./owner.js";
 import { WorkScheduler } from "./scheduler.js";
@@ -48,8 +55,10 @@ export interface TeamWorkerOptions {
   /** Receives team_message, team_agent and nested agent_message events as work progresses (awaited). */
   onEvent?: (event: SDKMessage) => void | Promise<void>;
   /**
-   * A mailbox call failed (the database went away): the worker keeps going, retrying with backoff (up to 30 s), and
-   * reports each failure here. Default: console.warn.
+   * A mailbox call failed (the database went away and the mailbox's own retries gave up, or a member's work item
+   * failed to settle): the worker keeps going, retrying with backoff (250 ms doubling to 30 s, jittered), and
+   * reports each failure here. Not called for a permanent failure (an error with `transient: false`, e.g. a refused
+   * login or a missing schema): the worker stops and rejects with it. Default: console.warn.
    */
   onError?: (error: unknown) => void;
 }
@@ -97,8 +106,10 @@ const TEAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * Pair it with a lead whose runner has `execution: "remote"`: the lead stores handoffs and waits for their reports
  * while any number of worker processes, on any machines sharing the mailbox, run the members.
  *
- * Resolves when the worker has stopped, with what it did. Rejects on invalid options, or when the mailbox cannot be
- * watched at start; later mailbox failures are retried (see `onError`).
+ * Resolves when the worker has stopped, with what it did. A worker never stops for a transient failure (a dropped
+ * connection, a database restart): it retries, at start too (see `onError`). It rejects on invalid options, and on a
+ * permanent mailbox failure (an error with `transient: false`: authentication, a missing schema, permissions) —
+ * after winding down as on the signal.
  */
 export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWorkerResult> {
   const { team, served } = workerTeam(options);
@@ -174,32 +185,50 @@ export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWor
   };
 
   let failures = 0;
-  const backoff = () => Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
-  const watch = await openMailboxWatch(
-    team.mailbox,
-    served.map(member => member.mailboxId),
-    { signal: stop },
-  );
+  // A permanent failure stops the worker as its signal would, and is what it rejects with.
+  let fatal: { error: unknown } | undefined;
+  const halt = new AbortController();
+  const stopped = AbortSignal.any([stop, halt.signal]);
+  const fail = (error: unknown) => {
+    if (!isPermanentFailure(error)) return onError(error);
+    fatal ??= { error };
+    halt.abort(error);
+  };
+  let watch: TeamMailboxWatch | undefined;
   try {
     if (trace.enabled) {
       await trace.emit("run_start", { model: "team_worker", tools: served.map(member => member.name) });
     }
-    while (!stop.aborted) {
+    while (!stopped.aborted) {
       let failed = false;
+      if (!watch) {
+        // Inside the loop, so a watch that cannot be opened (the database is down) is retried like a claim.
+        // Watching before claiming: a change after this point wakes the wait below.
+        try {
+          watch = await openMailboxWatch(
+            team.mailbox,
+            served.map(member => member.mailboxId),
+            { signal: stopped },
+          );
+        } catch (error) {
+          failed = true;
+          fail(error);
+        }
+      }
       for (const member of served) {
-        if (stop.aborted || running.size >= maxConcurrent) break;
+        if (stopped.aborted || running.size >= maxConcurrent) break;
         if (running.has(member.mailboxId)) continue;
         let claimed: Awaited<ReturnType<TeamMailbox["claimNext"]>>;
         try {
           claimed = await team.mailbox.claimNext(member.mailboxId, { owner: settings.owner, leaseMs });
         } catch (error) {
           failed = true;
-          onError(error);
+          fail(error);
           break;
         }
         if (!claimed) continue;
         const work = runOne(member, claimed)
-          .catch(onError)
+          .catch(fail)
           .finally(() => {
             running.delete(member.mailboxId);
             finished.abort();
@@ -207,12 +236,12 @@ export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWor
         running.set(member.mailboxId, work);
       }
       failures = failed ? failures + 1 : 0;
-      if (stop.aborted) break;
+      if (stopped.aborted) break;
       // Sleep until a served mailbox changes, a running item finishes (a member is free again) or a re-check is due.
-      await watch.wait({
-        timeoutMs: failed ? backoff() : recheckMs(leaseMs),
-        signal: AbortSignal.any([stop, finished.signal]),
-      });
+      const wake = { timeoutMs: failed ? failureBackoffMs(failures) : recheckMs(leaseMs) };
+      const signal = AbortSignal.any([stopped, finished.signal]);
+      if (watch) await watch.wait({ ...wake, signal });
+      else await pause(wake.timeoutMs, signal);
       if (finished.signal.aborted) finished = new AbortController();
     }
   } finally {
@@ -223,8 +252,9 @@ export async function runTeamWorker(options: TeamWorkerOptions): Promise<TeamWor
     );
     await Promise.allSettled([...running.values()]);
     clearTimeout(timer);
-    await watch.close();
+    await watch?.close();
   }
+  if (fatal) throw fatal.error;
   return result;
 }
 
