@@ -28,9 +28,10 @@ for await (const message of agent.query(prompt)) {
   } else if (message.type === "user") {
     for (const block of message.message.content) console.log(`  → ${String(block.content).trim()}`);
   } else if (message.type === "result") {
-    console.log(
-      `\n${message.subtype}: ${message.num_turns} model turns, ${message.usage.output_tokens} tokens out`,
-    );
+    // A failed run says why: its `result` is then the error's message (the typed error is `message.error`).
+    const summary = `${message.num_turns} model turns, ${message.usage.output_tokens} tokens out`;
+    console.log(`\n${message.subtype}: ${message.is_error ? message.result : summary}`);
+    if (message.is_error) process.exitCode = 1;
   }
 }
 

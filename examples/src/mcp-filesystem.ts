@@ -59,6 +59,7 @@ export async function runMcpFilesystem(
         }
       } else if (message.type === "result") {
         write(`\n[result: ${message.subtype} · ${message.num_turns} model turns]\n`);
+        if (message.is_error) write(`[error] ${message.result}\n`); // why it failed
         return message.subtype === "success" ? 0 : 1;
       }
     }

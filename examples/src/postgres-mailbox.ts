@@ -95,7 +95,9 @@ export async function runPostgresMailboxExample(
     for await (const event of team.query("Get the SDK's core parts researched and a release note written.")) {
       if (event.type === "team_message")
         write(`[lead] ${event.subtype} ${event.message.kind} → ${event.message.to}\n`);
-      if (event.type === "result") final = event.result ?? "";
+      // A failed run's result is its error's message: print it with the subtype, so a failure says why.
+      if (event.type === "result")
+        final = event.is_error ? `${event.subtype}: ${event.result}` : event.result;
     }
     write(`\n${final}\n`);
     stop.abort();

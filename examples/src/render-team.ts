@@ -14,11 +14,13 @@ export function renderTeamEvent(
       write(`${indent}[${event.team}] ${message.kind} ${message.from} → ${message.to}: ${event.subtype}\n`);
       return undefined;
     }
-    case "team_agent":
-      write(
-        `${indent}[${event.team}] ${event.agent} ${event.subtype}${event.status ? ` (${event.status})` : ""}\n`,
-      );
+    case "team_agent": {
+      // A member can complete although its tools failed: say so beside its status.
+      const failed = event.tool_errors ? `, failed tools: ${JSON.stringify(event.tool_errors)}` : "";
+      const status = event.status ? ` (${event.status}${failed})` : "";
+      write(`${indent}[${event.team}] ${event.agent} ${event.subtype}${status}\n`);
       return undefined;
+    }
     case "agent_message":
       // A member's own messages; a nested team's events are one level deeper.
       if (event.message.type === "team_message" || event.message.type === "team_agent")

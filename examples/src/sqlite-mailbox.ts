@@ -78,6 +78,7 @@ export async function runSQLiteMailboxExample(
     write(`states: ${history.map(step => step.to).join(" → ")}\n`);
     const [reply] = await second.team.mailbox.inbox(second.team.leadMailboxId);
     write(`reply in ${second.team.leadMailboxId}: ${reply?.content}\n`);
+    if (message?.status !== "completed") write(`why: ${message?.outcome?.content}\n`); // a failed item says why
     second.database.close();
     return message?.status === "completed" && reply ? 0 : 1;
   } finally {

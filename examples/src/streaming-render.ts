@@ -44,6 +44,7 @@ export async function runStreamingRenderExample(
         }
       } else if (message.type === "result") {
         write(`\n\n[result: ${message.subtype}] ${deltas} text deltas rendered as they arrived\n`);
+        if (message.is_error) write(`[error] ${message.result}\n`); // why it failed
         exitCode = message.subtype === "success" ? 0 : 1;
       }
     }

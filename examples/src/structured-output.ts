@@ -59,7 +59,11 @@ export async function runStructuredOutputExample(
         },
       },
     });
-    const parsed = JSON.parse(answer.result ?? "") as { answer: number };
+    if (answer.is_error) {
+      write(`outputFormat → ${answer.subtype}: ${answer.result}\n`); // a failed run's result says why
+      return 1;
+    }
+    const parsed = JSON.parse(answer.result) as { answer: number };
     write(`outputFormat → text ${answer.result} → answer ${parsed.answer} (${typeof parsed.answer})\n`);
 
     // 2. outputSchema: a validated, typed value in result.structuredResult.
@@ -69,7 +73,7 @@ export async function runStructuredOutputExample(
     );
     const release = notes.structuredResult as z.infer<typeof releaseSchema> | undefined;
     if (!release) {
-      write(`outputSchema → no structured result (${notes.subtype})\n`);
+      write(`outputSchema → no structured result (${notes.subtype}: ${notes.result})\n`);
       return 1;
     }
     write(

@@ -65,7 +65,8 @@ async function runLoop(
   });
   const result = await agent.prompt(`Check items 1 to ${ITEMS}, one lookup per response, then summarize.`);
   const total = billed(result.usage);
-  write(`  total: ${Math.round(total)} billed input-token equivalents (${result.subtype})\n`);
+  const outcome = result.is_error ? `${result.subtype}: ${result.result}` : result.subtype; // a failure says why
+  write(`  total: ${Math.round(total)} billed input-token equivalents (${outcome})\n`);
   return total;
 }
 

@@ -21,6 +21,7 @@ import {
   AgentLatticeError,
   APIError,
   ApprovalPendingError,
+  InvalidOutputError,
   MaxTurnsError,
   MissingOutputError,
 } from "./errors.js";
@@ -38,6 +39,7 @@ import type { ResultSubtype, SDKResultMessage } from "./sdk-messages.js";
 import { matchSkills, skillsSection } from "./skills.js";
 import { StreamAssembler } from "./stream-assembler.js";
 import { type LoopOutput, StreamRelay } from "./stream-relay.js";
+import { rejectedSubmission } from "./structured-output.js";
 import type { ToolCallOutcome } from "./tool-execution.js";
 import { rejectOversizedToolInputs } from "./tool-input-limits.js";
 import type { ModelRequestData, ResultData } from "./trace-events.js";
@@ -54,6 +56,21 @@ export interface QueryState {
   stopReason: StopReason | null;
   /** Compaction as a recovery from a too-long prompt is attempted once per query. */
   recoveryUsed: boolean;
+  /** Responses whose submit_output was rejected (outputSchema runs), against maxOutputAttempts. */
+  invalidOutputs: number;
+  /** Tool calls whose handler failed, by tool name (the result's tool_errors). */
+  toolErrors?: Record<string, number>;
+}
+
+function newQueryState(): QueryState {
+  return {
+    startedAt: Date.now(),
+    usage: emptyUsage(),
+    turns: 0,
+    stopReason: null,
+    recoveryUsed: false,
+    invalidOutputs: 0,
+  };
 }
 
 /**
@@ -79,7 +96,10 @@ export async function* runQuery(
     parentToolUseId: options.parentToolUseId,
     hook: redact,
   });
-  const guard = new QueryGuard(options.signal);
+  const guard = new QueryGuard(options.signal, control.interruptController.signal);
+  control.stop = () => guard.stop();
+  const throwOnError = options.throwOnError ?? runtime.throwOnError;
+  let failed: AgentLatticeError | undefined;
   let completed = false;
   try {
     await runtime.conversation.ensureLoaded();
@@ -100,6 +120,11 @@ export async function* runQuery(
     const tools = runtime.tools.specs.map(spec => spec.name);
     if (trace.enabled) await trace.emit("run_start", { model: runtime.model, tools });
     yield { type: "system", subtype: "init", session_id: runtime.sessionId, model: runtime.model, tools };
+    const warnings = runtime.conversation.takeLoadWarnings();
+    if (warnings) {
+      for (const warning of warnings)
+        yield { type: "system", subtype: "history_warning", session_id: runtime.sessionId, warning };
+    }
     let result: SDKResultMessage;
     if (resume) {
       result = yield* resumeTurns(
@@ -115,7 +140,10 @@ export async function* runQuery(
     }
     completed = true;
     if (trace.enabled) await trace.emit("result", resultData(result));
-    yield result;
+    // The thrown style — except when the consumer itself ended the query early: nobody asked for that error.
+    if (throwOnError && result.is_error && result.error && !guard.stoppedEarly) {
+      failed = thrownWith(result.error, result);
+    } else yield result;
   } catch (error) {
     completed = true; // the loop recorded what it ran before throwing; the guard still answers open calls
     // A hook, store or tracer failure the host asked to see: record it where possible, then propagate.
@@ -124,6 +152,13 @@ export async function* runQuery(
   } finally {
     await guard.settle(runtime.conversation, completed);
   }
+  if (failed) throw failed; // throwOnError: after the guard settled, outside the catch that records fatal errors
+}
+
+/** The thrown style: the result's typed error, carrying the result itself (not enumerable: it refers back). */
+function thrownWith(error: AgentLatticeError, result: SDKResultMessage): AgentLatticeError {
+  Object.defineProperty(error, "result", { value: result, enumerable: false, configurable: true });
+  return error;
 }
 
 /**
@@ -143,14 +178,7 @@ async function* resumeTurns(
   if (batchReady(batch)) return yield* runTurns({ ...context, resume: { message, batch, fresh } });
   await runtime.conversation.updateLast(withPendingBatch(message, batch));
   const approvals = undecidedApprovals(batch);
-  return resultMessage(
-    runtime,
-    { startedAt: Date.now(), usage: emptyUsage(), turns: 0, stopReason: null, recoveryUsed: false },
-    "awaiting_approval",
-    {
-      pendingApprovals: approvals,
-    },
-  );
+  return resultMessage(runtime, newQueryState(), "awaiting_approval", { pendingApprovals: approvals });
 }
 
 function resumeCheckOptions(options: QueryOptions<any>, guard: QueryGuard) {
@@ -185,17 +213,12 @@ interface TurnsContext {
 /** The turn loop; yields the messages of each turn and returns the result message. */
 async function* runTurns(context: TurnsContext): AsyncGenerator<LoopOutput, SDKResultMessage, undefined> {
   const { runtime, options, control, trace, guard, skills } = context;
-  const state: QueryState = {
-    startedAt: Date.now(),
-    usage: emptyUsage(),
-    turns: 0,
-    stopReason: null,
-    recoveryUsed: false,
-  };
+  const state = newQueryState();
   const maxTurns = options.maxTurns ?? runtime.maxTurns;
   const timeoutMs = options.requestTimeoutMs ?? runtime.requestTimeoutMs;
   const streaming = options.stream !== false && typeof runtime.client.stream === "function";
-  const querySignal = options.signal ?? new AbortController().signal;
+  // The query's signal, or its consumer leaving while a step was pending (QueryGuard.stop()).
+  const querySignal = guard.signal;
   const scopes = new RequestScopes(querySignal, control, timeoutMs);
   const newScope = () => scopes.open();
   const finish = async (subtype: ResultSubtype, extra: Partial<SDKResultMessage> = {}) => {
@@ -213,6 +236,10 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<LoopOutput, SDKR
     // Delegated agents receive the query's tracer behind this agent's redaction, so it covers their events too.
     childTracer:
       options.tracer && context.redact ? redactingTracer(options.tracer, context.redact) : options.tracer,
+    countToolError: name => {
+      state.toolErrors ??= {};
+      state.toolErrors[name] = (state.toolErrors[name] ?? 0) + 1;
+    },
   };
   const compact = (trigger: "threshold" | "recovery") =>
     compactHistory(runtime, trigger, state, newScope, trace);
@@ -238,6 +265,14 @@ async function* runTurns(context: TurnsContext): AsyncGenerator<LoopOutput, SDKR
     if (ran.kind === "paused") {
       await runtime.conversation.updateLast(withPendingBatch(message, ran.batch));
       return yield* awaitApproval(ran.batch, turn);
+    }
+    if (runtime.outputSchema) {
+      // A payload that never validates would otherwise use every remaining turn: stop after a few rejections.
+      const rejected = rejectedSubmission(toolUsesOf(message), ran.outcomes);
+      if (rejected !== undefined && ++state.invalidOutputs >= runtime.maxOutputAttempts) {
+        const error = new InvalidOutputError(state.invalidOutputs, rejected);
+        return finish("error_invalid_output", { error });
+      }
     }
     const ending = ran.outcomes.find(outcome => outcome.endTurn);
     if (ending) return finish(...(await endTurnResult(runtime, ending)));
@@ -438,7 +473,7 @@ function resultMessage(
   subtype: ResultSubtype,
   extra: Partial<SDKResultMessage>,
 ): SDKResultMessage {
-  return {
+  const result: SDKResultMessage = {
     type: "result",
     subtype,
     is_error: subtype.startsWith("error_"),
@@ -450,6 +485,8 @@ function resultMessage(
     session_id: runtime.sessionId,
     ...extra,
   };
+  if (state.toolErrors) result.tool_errors = state.toolErrors;
+  return result;
 }
 
 function requestData(request: ModelRequest, turn: number): ModelRequestData {
@@ -484,6 +521,8 @@ function normalizeAssistant(message: AssistantModelMessage): AssistantModelMessa
 }
 
 function abortErrorOf(signal: AbortSignal, cause?: unknown): AbortError {
+  // The consumer leaving (QueryGuard.stop()) aborts with an AbortError that says so.
+  if (signal.reason instanceof AbortError) return signal.reason;
   return new AbortError(undefined, { cause: cause ?? signal.reason });
 }
 

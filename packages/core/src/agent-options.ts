@@ -4,7 +4,12 @@ import { InvalidOptionError } from "./errors.js";
 import { assertHistoryStore, type HistoryStore } from "./history-store.js";
 import { type AgentHooks, validateHooks } from "./hooks.js";
 import type { ModelClient, ReasoningEffort } from "./model-client.js";
-import { assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
+import {
+  assertBoolean,
+  assertHttpUrl,
+  assertKnownOptions,
+  assertPositiveInteger,
+} from "./option-validation.js";
 import type { PermissionCallback } from "./permission.js";
 import { type PromptCaching, validatePromptCaching } from "./prompt-caching.js";
 import {
@@ -40,8 +45,23 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   tools?: ToolDefinition<any, TContext>[];
   /** Output token budget of each model request (default 8192). */
   maxTokens?: number;
-  /** Model requests a query may make before it ends with error_max_turns (default 100). */
+  /**
+   * Model requests a query may make before it ends with error_max_turns (default 100; see docs/streaming-events.md
+   * for why it is higher than other SDKs' defaults).
+   */
   maxTurns?: number;
+  /**
+   * With outputSchema: how many responses with a rejected submit_output (input that fails the schema, or not alone
+   * in its response) a query tolerates; the last one ends it with error_invalid_output and an InvalidOutputError
+   * that says what was invalid (default 3).
+   */
+  maxOutputAttempts?: number;
+  /**
+   * The thrown style: a query that ends with an error_* subtype throws its typed error (prompt() rejects, query()'s
+   * iterator throws instead of yielding the result), with the result on `error.result`. Default false: the error
+   * is returned as the result's subtype and `error`. "interrupted" and "awaiting_approval" never throw.
+   */
+  throwOnError?: boolean;
   /** Asked before every tool call; a deny becomes an error tool_result the model can read. */
   permission?: PermissionCallback<TContext>;
   /** Replaces the built-in Anthropic client (a gateway, a cache, createScriptedModelClient() in tests). */
@@ -78,8 +98,9 @@ export interface AgentOptions<TContext = unknown, TOutput = unknown> {
   /** Deadline of each single model request (error_timeout + TimeoutError when exceeded). */
   requestTimeoutMs?: number;
   /**
-   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or its consumer stopped, or
-   * the call passed its timeoutMs — may take to settle before it is abandoned and answered with an error result.
+   * How long (ms, default 1000) a tool handler told to stop — the query was aborted or interrupted or its consumer
+   * stopped, or the call passed its timeoutMs — may take to settle before it is abandoned and answered with an
+   * error result.
    */
   toolAbortGraceMs?: number;
   /** Observes every run of this agent. */
@@ -116,6 +137,8 @@ export const AGENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "tools",
   "maxTokens",
   "maxTurns",
+  "maxOutputAttempts",
+  "throwOnError",
   "permission",
   "modelClient",
   "maxRetries",
@@ -150,6 +173,8 @@ export interface QueryOptions<TContext = unknown> extends ProviderParams {
   signal?: AbortSignal;
   /** Overrides the agent's maxTurns for this query. */
   maxTurns?: number;
+  /** Overrides the agent's throwOnError for this query. */
+  throwOnError?: boolean;
   /** Task-scoped grants (e.g. shared workspace roots) that the built-in write tools enforce. */
   permissions?: QueryPermissions;
   /** Overrides the agent's per-request deadline for this query. */
@@ -171,6 +196,7 @@ export const QUERY_OPTION_KEYS: ReadonlySet<string> = new Set([
   "context",
   "signal",
   "maxTurns",
+  "throwOnError",
   "permissions",
   "thinkingConfig",
   "reasoningEffort",
@@ -202,8 +228,11 @@ export function validateAgentOptions(options: AgentOptions<any, any>): void {
       }.`,
     );
   }
+  assertHttpUrl(options.baseURL, "AgentOptions.baseURL");
   assertPositiveInteger(options.maxTokens, "AgentOptions.maxTokens");
   assertPositiveInteger(options.maxTurns, "AgentOptions.maxTurns");
+  assertPositiveInteger(options.maxOutputAttempts, "AgentOptions.maxOutputAttempts");
+  assertBoolean(options.throwOnError, "AgentOptions.throwOnError");
   if (
     options.maxRetries !== undefined &&
     !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
@@ -262,6 +291,7 @@ function assertSessionId(sessionId: unknown): void {
 export function validateQueryOptions(options: QueryOptions<any> | undefined): void {
   assertKnownOptions(options, QUERY_OPTION_KEYS, "QueryOptions");
   assertPositiveInteger(options?.maxTurns, "QueryOptions.maxTurns");
+  assertBoolean(options?.throwOnError, "QueryOptions.throwOnError");
   validateQueryPermissions(options?.permissions);
   if (options) validateProviderParams(options, "QueryOptions");
   assertPositiveInteger(options?.requestTimeoutMs, "QueryOptions.requestTimeoutMs");

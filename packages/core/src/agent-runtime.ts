@@ -20,6 +20,10 @@ export interface AgentRuntime {
   readonly model: string;
   readonly maxTokens: number;
   readonly maxTurns: number;
+  /** With outputSchema: rejected submit_output responses a query tolerates. */
+  readonly maxOutputAttempts: number;
+  /** Queries throw their typed error instead of returning an error result (a query's own option wins). */
+  readonly throwOnError: boolean;
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
   readonly permission: PermissionCallback<any> | undefined;

@@ -11,7 +11,7 @@ import {
 } from "./agent-tool-input.js";
 import type { ApprovalDecision } from "./approvals.js";
 import { BRANDS, brandOf } from "./brand.js";
-import { ApprovalMismatchError, InvalidOptionError } from "./errors.js";
+import { AgentLatticeError, ApprovalMismatchError, InvalidOptionError } from "./errors.js";
 import { findHistoryProblem } from "./history-invariant.js";
 import type { ModelMessage, PromptInput, UserContentBlock } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
@@ -368,10 +368,15 @@ async function runChild(
       if (message.type === "result") result = message;
     }
   } catch (error) {
-    return {
-      isError: true,
-      content: `child_error: the delegated agent failed: ${messageOf(error)}`,
-    };
+    // A child made with throwOnError throws its failed result's error: the delegation reports it like any result.
+    const thrown = (error as { result?: SDKResultMessage } | undefined)?.result;
+    if (AgentLatticeError.isInstance(error) && thrown?.type === "result") result = thrown;
+    else {
+      return {
+        isError: true,
+        content: `child_error: the delegated agent failed: ${messageOf(error)}`,
+      };
+    }
   } finally {
     extra.run.interrupted.removeEventListener("abort", onInterrupt);
   }

@@ -80,11 +80,16 @@ export class Agent<TContext = unknown, TOutput = unknown>
     else validatePrompt(prompt);
     validateQueryOptions(options);
     const started: { generator?: AsyncGenerator<SDKMessage, void, undefined> } = {};
-    started.generator = new QueryIterator(this.#run(prompt, options, started));
+    started.generator = new QueryIterator(this.#run(prompt, options, started), () => {
+      if (this.#active === started.generator) this.#control?.stop?.();
+    });
     return started.generator;
   }
 
-  /** Runs one query to the end and returns its result message. */
+  /**
+   * Runs one query to the end and returns its result message. With throwOnError (agent or query option), an
+   * error_* result rejects instead, with its typed error (the result on `error.result`).
+   */
   async prompt(
     prompt: PromptInput | ResumeInput,
     options: QueryOptions<TContext> = {},
@@ -226,6 +231,7 @@ export class Agent<TContext = unknown, TOutput = unknown>
       interrupted: false,
       interruptController: new AbortController(),
       request: undefined,
+      stop: undefined,
     };
     this.#control = control;
     this.#active = started.generator;

@@ -1,5 +1,12 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { AbortError, AgentLatticeError, APIError } from "./errors.js";
+import {
+  AbortError,
+  AgentLatticeError,
+  APIError,
+  type APIErrorCode,
+  apiErrorCodeOf,
+  InvalidOptionError,
+} from "./errors.js";
 import type { ModelClient, ModelRequest, ModelResponse, RawStreamEvent } from "./model-client.js";
 import {
   DEFAULT_MAX_RETRIES,
@@ -12,6 +19,7 @@ import {
   withRetries,
 } from "./model-retry.js";
 import { openedOnFirstRead } from "./opened-stream.js";
+import { assertHttpUrl, assertKnownOptions, assertPositiveInteger } from "./option-validation.js";
 
 export interface AnthropicModelClientOptions {
   /** Defaults to ANTHROPIC_API_KEY, as in @anthropic-ai/sdk. */
@@ -47,6 +55,7 @@ const SDK_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** The built-in ModelClient: real HTTP and SSE to the Anthropic Messages API or a compatible provider. */
 export function createAnthropicModelClient(options: AnthropicModelClientOptions = {}): ModelClient {
+  validateClientOptions(options);
   let client: Promise<Anthropic> | undefined;
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
@@ -119,6 +128,31 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
       }, mapError);
     },
   };
+}
+
+const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "apiKey",
+  "baseURL",
+  "maxRetries",
+  "maxRetryDelayMs",
+  "defaultHeaders",
+  "fetch",
+]);
+
+/** Checked when the client is made, so a bad endpoint fails here and not as a connection error mid-query. */
+function validateClientOptions(options: AnthropicModelClientOptions): void {
+  assertKnownOptions(options, CLIENT_OPTION_KEYS, "createAnthropicModelClient()");
+  assertHttpUrl(options.baseURL, "createAnthropicModelClient(): baseURL");
+  if (options.baseURL === undefined) {
+    assertHttpUrl(process.env.ANTHROPIC_BASE_URL || undefined, "The ANTHROPIC_BASE_URL environment variable");
+  }
+  if (
+    options.maxRetries !== undefined &&
+    !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
+  ) {
+    throw new InvalidOptionError("createAnthropicModelClient(): maxRetries must be a non-negative integer.");
+  }
+  assertPositiveInteger(options.maxRetryDelayMs, "createAnthropicModelClient(): maxRetryDelayMs");
 }
 
 /**
@@ -194,13 +228,11 @@ async function toAgentLatticeError(error: unknown, signal: AbortSignal, endpoint
   }
   if (error instanceof SdkAPIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
-    const type =
-      body?.error?.type ??
-      error.type ??
-      (error instanceof APIConnectionError ? "connection_error" : undefined);
+    const type = body?.error?.type ?? error.type ?? undefined;
     const detail = body?.error?.message ?? error.message;
     const prefix = error.status ? `The model provider answered ${error.status}` : "The model request failed";
-    return new APIError(`${prefix} (${type ?? "api_error"}): ${detail}`, {
+    const advice = adviceFor(apiErrorCodeOf(error.status, type ?? undefined), endpoint);
+    return new APIError(`${prefix} (${type ?? "api_error"}): ${detail}${advice ? `. ${advice}` : ""}`, {
       ...(error.status !== undefined ? { status: error.status } : {}),
       ...(type ? { type } : {}),
       ...(error.requestID ? { requestId: error.requestID } : {}),
@@ -213,6 +245,25 @@ async function toAgentLatticeError(error: unknown, signal: AbortSignal, endpoint
     type: "connection_error",
     cause: error,
   });
+}
+
+/** What to do about a provider's error response, by its code; undefined when the provider's message is the advice. */
+function adviceFor(code: APIErrorCode, endpoint: string): string | undefined {
+  switch (code) {
+    case "authentication_error":
+      return `Check the API key (apiKey, or ANTHROPIC_API_KEY) and that it is a key of the provider at ${endpoint}`;
+    case "permission_error":
+      return "The API key may not use this model or endpoint: check the key's permissions and the model name";
+    case "not_found_error":
+      return `Check the model name and baseURL (${endpoint}): the provider has no such model or path`;
+    case "rate_limit_error":
+      return "The provider limits your request rate: wait before the next query, or send fewer requests at once";
+    case "overloaded_error":
+    case "server_error":
+      return "The provider failed on its side; try again later";
+    default:
+      return undefined;
+  }
 }
 
 /** The most specific reason a connection failed: a system error code (ECONNREFUSED, ENOTFOUND…) when there is one. */

@@ -3,12 +3,12 @@ import type { AgentRuntime } from "./agent-runtime.js";
 import type { PendingBatch } from "./approvals.js";
 import type { PlannedCall } from "./call-plan.js";
 import { EventChannel } from "./event-channel.js";
-import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { type ToolResultBlock, type ToolUseBlock, textOf } from "./messages.js";
 import { pauseFromOutcomes } from "./pending-batch.js";
 import type { QueryGuard } from "./query-guard.js";
 import type { QueryControl } from "./request-deadline.js";
 import type { RunTrace } from "./run-trace.js";
-import type { SDKMessage } from "./sdk-messages.js";
+import type { SDKMessage, SDKToolErrorMessage } from "./sdk-messages.js";
 import {
   type BatchContext,
   type BatchResult,
@@ -29,6 +29,8 @@ export interface BatchStepContext {
   guard: QueryGuard;
   /** The query tracer as delegated children receive it (behind this agent's redaction). */
   childTracer: ContextTracer | undefined;
+  /** Counts a call whose handler failed, for the result's tool_errors. */
+  countToolError(toolName: string): void;
 }
 
 /** How a batch step ended: every call answered (recorded, `user` yielded), or paused inside for approval. */
@@ -60,6 +62,7 @@ export class BatchStep {
       permission: runtime.permission,
       context: options.context,
       signal: guard.signal,
+      stopSignal: guard.toolSignal,
       graceMs: runtime.toolAbortGraceMs,
       sessionId: runtime.sessionId,
       permissions: options.permissions ?? {},
@@ -80,6 +83,11 @@ export class BatchStep {
         ? (call, outcome, timing) =>
             trace.emit("tool_result", toolResultData(runtime, call, outcome, timing, turn))
         : undefined,
+      // A failed handler is announced as the call ends, through the same channel as nested agents' messages.
+      onToolError: (call, outcome) => {
+        step.countToolError(call.name);
+        return this.#nested.push(toolErrorMessage(runtime.sessionId, turn, call, outcome));
+      },
     };
   }
 
@@ -146,6 +154,27 @@ function withheldResult(call: { id: string }): ToolResultBlock {
     content: "The tool result was withheld because an onToolResult hook failed.",
     is_error: true,
   };
+}
+
+function toolErrorMessage(
+  sessionId: string,
+  turn: number,
+  call: ToolUseBlock,
+  outcome: ToolCallOutcome,
+): SDKToolErrorMessage {
+  const content = outcome.block.content;
+  const message: SDKToolErrorMessage = {
+    type: "system",
+    subtype: "tool_error",
+    session_id: sessionId,
+    turn,
+    tool_name: call.name,
+    tool_use_id: call.id,
+    reason: outcome.failure!,
+    message: typeof content === "string" ? content : textOf(content),
+  };
+  if (outcome.error !== undefined) message.error = outcome.error;
+  return message;
 }
 
 function toolResultData(

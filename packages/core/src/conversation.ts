@@ -1,6 +1,7 @@
 import { repairHistory } from "./history-invariant.js";
 import { type HistoryStore, persist } from "./history-store.js";
 import type { ModelMessage } from "./messages.js";
+import type { HistoryLoadWarning } from "./sdk-messages.js";
 
 /**
  * An agent's history and, when configured, its mirror in a HistoryStore: loaded lazily once per Agent
@@ -16,6 +17,8 @@ export class Conversation {
   #superseded = false;
   /** The store missed a write (a swallowed failure): its copy has a gap until a full replace succeeds. */
   #storeBehind = false;
+  /** What the store skipped while loading, until the next query announces it (takeLoadWarnings()). */
+  #loadWarnings: HistoryLoadWarning[] = [];
 
   constructor(private readonly store: HistoryStore | undefined) {
     if (!store) this.#loading = Promise.resolve();
@@ -30,9 +33,11 @@ export class Conversation {
   async #load(): Promise<void> {
     const store = this.store!;
     let loaded: ModelMessage[] = [];
+    const warnings: HistoryLoadWarning[] = [];
     await persist(store, async current => {
-      loaded = await current.load();
+      loaded = await current.load({ warn: warning => warnings.push(warning) });
     });
+    this.#loadWarnings.push(...warnings);
     if (this.#superseded) return;
     // A process can die between a model turn and its tool results, and a file can be torn or edited: restore
     // the invariant wherever it broke, and write the repair back.
@@ -45,6 +50,12 @@ export class Conversation {
     } else {
       await this.#write(store => store.replace([...this.messages]));
     }
+  }
+
+  /** The store's load warnings not yet announced; each is returned once. */
+  takeLoadWarnings(): HistoryLoadWarning[] | undefined {
+    if (this.#loadWarnings.length === 0) return undefined;
+    return this.#loadWarnings.splice(0);
   }
 
   async append(message: ModelMessage): Promise<void> {

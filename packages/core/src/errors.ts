@@ -1,4 +1,5 @@
 import { BRANDS, brand, brandOf } from "./brand.js";
+import type { SDKResultMessage } from "./sdk-messages.js";
 
 /**
  * Every error the SDK raises or reports is an AgentLatticeError with a stable `code`, so hosts can branch
@@ -9,9 +10,18 @@ import { BRANDS, brand, brandOf } from "./brand.js";
  * `AgentLatticeError.isInstance(value)` is the same check as a function.
  */
 export class AgentLatticeError extends Error {
-  /** The `code` every instance of this class has; undefined on the base class (any code). */
+  /**
+   * The code that identifies this class across installed copies: the `code` of every instance, except for
+   * APIError, whose instances carry a finer code (see APIErrorCode). Undefined on the base class (any code).
+   */
   static readonly errorCode: string | undefined = undefined;
   readonly code: string;
+  /**
+   * Set when a query ended with an error result and `throwOnError` turned it into this throw: the result message
+   * (usage, turns, duration) that the result style would have returned. Not enumerable (it refers back to this
+   * error), so the error still serialises.
+   */
+  declare readonly result?: SDKResultMessage;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -68,11 +78,74 @@ export class MaxTurnsError extends AgentLatticeError {
 }
 
 /**
+ * What went wrong with a model request, as a stable `APIError.code`, from the provider's error type and, when the
+ * type says nothing more, the HTTP status:
+ *
+ * | code                    | provider error type / status                             | what to do                              |
+ * | ----------------------- | -------------------------------------------------------- | --------------------------------------- |
+ * | `authentication_error`  | `authentication_error`, 401                              | fix the API key                         |
+ * | `permission_error`      | `permission_error`, 403                                  | the key may not use this model/endpoint |
+ * | `not_found_error`       | `not_found_error`, 404                                   | fix the model name or baseURL           |
+ * | `rate_limit_error`      | `rate_limit_error`, 429                                  | wait, lower concurrency                 |
+ * | `overloaded_error`      | `overloaded_error`, 529, 503                             | retry later                             |
+ * | `invalid_request_error` | `invalid_request_error`, `request_too_large`, 400/413/422 | fix the request (the message says what) |
+ * | `server_error`          | `api_error`, `timeout_error`, other 5xx, 408             | retry later                             |
+ * | `connection_error`      | no response: refused, reset, torn stream                 | check baseURL, network, proxy           |
+ * | `api_error`             | anything else (an unknown type without a status)         | read the message                        |
+ */
+export type APIErrorCode =
+  | "authentication_error"
+  | "permission_error"
+  | "not_found_error"
+  | "rate_limit_error"
+  | "overloaded_error"
+  | "invalid_request_error"
+  | "server_error"
+  | "connection_error"
+  | "api_error";
+
+const CODE_OF_TYPE: Readonly<Record<string, APIErrorCode>> = {
+  authentication_error: "authentication_error",
+  permission_error: "permission_error",
+  not_found_error: "not_found_error",
+  rate_limit_error: "rate_limit_error",
+  overloaded_error: "overloaded_error",
+  invalid_request_error: "invalid_request_error",
+  request_too_large: "invalid_request_error",
+  api_error: "server_error",
+  timeout_error: "server_error",
+  connection_error: "connection_error",
+};
+
+const CODE_OF_STATUS: Readonly<Record<number, APIErrorCode>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  408: "server_error",
+  413: "invalid_request_error",
+  422: "invalid_request_error",
+  429: "rate_limit_error",
+  503: "overloaded_error",
+  529: "overloaded_error",
+};
+
+/** The APIErrorCode of a provider failure: its error type when that is a known one, else its HTTP status. */
+export function apiErrorCodeOf(status: number | undefined, type: string | undefined): APIErrorCode {
+  const byType = type === undefined ? undefined : CODE_OF_TYPE[type];
+  if (byType) return byType;
+  if (status === undefined) return "api_error";
+  return CODE_OF_STATUS[status] ?? (status >= 500 ? "server_error" : "api_error");
+}
+
+/**
  * The model provider (or a ModelClient) failed: an HTTP error status after the client's retries, an error event
- * in the middle of a stream, or a broken connection. `status` and `type` mirror the provider's error response.
+ * in the middle of a stream, or a broken connection. `code` says which kind of failure it was (APIErrorCode);
+ * `status` and `type` mirror the provider's error response.
  */
 export class APIError extends AgentLatticeError {
   static override readonly errorCode = "api_error";
+  declare readonly code: APIErrorCode;
   /** HTTP status; undefined for errors without one (stream error events, dropped connections). */
   readonly status: number | undefined;
   /** The provider's error type, e.g. "invalid_request_error", "overloaded_error", "connection_error". */
@@ -82,7 +155,9 @@ export class APIError extends AgentLatticeError {
     message: string,
     details: { status?: number; type?: string; requestId?: string; cause?: unknown } = {},
   ) {
-    super("api_error", message, { cause: details.cause });
+    super(apiErrorCodeOf(details.status, details.type), message, { cause: details.cause });
+    // Branded by class, not by the finer code, so instanceof APIError holds across installed copies of core.
+    brand(this, BRANDS.error, APIError.errorCode);
     this.status = details.status;
     this.type = details.type ?? "api_error";
     this.requestId = details.requestId;
@@ -129,6 +204,30 @@ export class MissingOutputError extends AgentLatticeError {
         "The model ended its turn without calling submit_output, so the run has no structured result. Retry, or " +
           "make the instructions say the answer must be submitted with submit_output.",
     );
+  }
+}
+
+/**
+ * outputSchema was set and the model's submit_output calls were rejected `maxOutputAttempts` times in one query
+ * (the input failed the schema, or submit_output was not alone in its response), so the run stopped instead of
+ * spending more model requests on a payload that does not validate.
+ */
+export class InvalidOutputError extends AgentLatticeError {
+  static override readonly errorCode = "invalid_output";
+  /** How many rejected submit_output calls the query made (its maxOutputAttempts). */
+  readonly attempts: number;
+  /** Why the last one was rejected: the schema's validation issues, as the model was told. */
+  readonly issues: string;
+  constructor(attempts: number, issues: string) {
+    super(
+      "invalid_output",
+      `The model called submit_output ${attempts} time(s) without a valid output (maxOutputAttempts: ${attempts}), ` +
+        `so the run stopped. The last submission was rejected because: ${issues} — Make the outputSchema easier ` +
+        "to meet (describe each field, loosen strict constraints), say in the prompt what the answer must contain, " +
+        "or raise maxOutputAttempts.",
+    );
+    this.attempts = attempts;
+    this.issues = issues;
   }
 }
 

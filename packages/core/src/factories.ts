@@ -16,6 +16,7 @@ import type { ModelClient } from "./model-client.js";
 import { PromptCacheState } from "./prompt-caching.js";
 import type { ProviderParams } from "./provider-params.js";
 import { createLoadSkillTool } from "./skills.js";
+import { DEFAULT_MAX_OUTPUT_ATTEMPTS } from "./structured-output.js";
 import { resolveToolConcurrency } from "./tool-concurrency.js";
 import { DEFAULT_TOOL_ABORT_GRACE_MS } from "./tool-execution.js";
 import { BUILT_IN_ORIGIN, ToolRegistry } from "./tool-registry.js";
@@ -109,6 +110,8 @@ function buildAgent<TContext, TOutput>(
     model: options.model,
     maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+    maxOutputAttempts: options.maxOutputAttempts ?? DEFAULT_MAX_OUTPUT_ATTEMPTS,
+    throwOnError: options.throwOnError === true,
     client: withCacheControlFallback(options.modelClient ?? defaultClient(options), promptCache),
     tools,
     permission: options.permission,

@@ -2,6 +2,7 @@ import { InvalidOptionError } from "./errors.js";
 import { bindFailurePolicy, failurePolicyOf } from "./failure-policy.js";
 import type { ModelMessage } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
+import type { HistoryLoadWarning } from "./sdk-messages.js";
 import type { FailurePolicyOptions } from "./tracer.js";
 
 /**
@@ -10,15 +11,24 @@ import type { FailurePolicyOptions } from "./tracer.js";
  * replaceHistory). Methods only; create one with defineHistoryStore() or createJsonlHistoryStore().
  */
 export interface HistoryStore {
-  load(): Promise<ModelMessage[]>;
+  load(context?: HistoryLoadContext): Promise<ModelMessage[]>;
   append(message: ModelMessage): Promise<void>;
   replace(messages: ModelMessage[]): Promise<void>;
   /** Releases handles (files, connections) when the Agent closes; the store stays usable and reopens on demand. */
   close?(): Promise<void>;
 }
 
+/**
+ * Given to load(): a store that skips damaged data reports each skip with warn(), so the host sees it (the next
+ * query yields it as a `system` `history_warning` message) instead of losing a message silently.
+ */
+export interface HistoryLoadContext {
+  warn(warning: HistoryLoadWarning): void;
+}
+
 export interface HistoryStoreMethods {
-  load(): ModelMessage[] | Promise<ModelMessage[]>;
+  /** `context` is given when an Agent loads (absent when you call load() yourself). */
+  load(context?: HistoryLoadContext): ModelMessage[] | Promise<ModelMessage[]>;
   append(message: ModelMessage): void | Promise<void>;
   replace(messages: ModelMessage[]): void | Promise<void>;
   /** Optional: called by Agent.close() to release handles. */
@@ -51,8 +61,8 @@ export function defineHistoryStore(
     throw new InvalidOptionError('defineHistoryStore(): "close" must be a function when given.');
   }
   const store: HistoryStore = {
-    load: async () => {
-      const messages = await methods.load();
+    load: async context => {
+      const messages = await methods.load(context);
       if (!Array.isArray(messages))
         throw new TypeError("HistoryStore.load() must return an array of messages.");
       return messages;

@@ -32,6 +32,7 @@ export {
   AgentClosedError,
   AgentLatticeError,
   APIError,
+  type APIErrorCode,
   ApprovalMismatchError,
   type ApprovalMismatchField,
   ApprovalPendingError,
@@ -39,13 +40,19 @@ export {
   InvalidApprovalError,
   InvalidHistoryError,
   InvalidOptionError,
+  InvalidOutputError,
   InvalidPromptError,
   MaxTurnsError,
   MissingOutputError,
   TimeoutError,
 } from "./errors.js";
 export { type AgentDefaults, createAgentFactory, createBareAgent } from "./factories.js";
-export { defineHistoryStore, type HistoryStore, type HistoryStoreMethods } from "./history-store.js";
+export {
+  defineHistoryStore,
+  type HistoryLoadContext,
+  type HistoryStore,
+  type HistoryStoreMethods,
+} from "./history-store.js";
 export {
   type AgentHooks,
   createCompositeAgentHooks,
@@ -117,6 +124,7 @@ export type {
   StandardSchemaLike,
 } from "./schema.js";
 export type {
+  HistoryLoadWarning,
   ResolvedApproval,
   ResultSubtype,
   SDKAgentMessage,
@@ -124,15 +132,21 @@ export type {
   SDKApprovalResolvedMessage,
   SDKAssistantMessage,
   SDKCompactionMessage,
+  SDKHistoryWarningMessage,
   SDKMessage,
   SDKMessageMap,
   SDKResultMessage,
   SDKStreamEventMessage,
   SDKSystemInitMessage,
+  SDKToolErrorMessage,
   SDKUserMessage,
 } from "./sdk-messages.js";
 export { LOAD_SKILL_TOOL_NAME, loadSkill, type Skill, type SkillDefinition, skill } from "./skills.js";
-export { type OutputSchema, SUBMIT_OUTPUT_TOOL_NAME } from "./structured-output.js";
+export {
+  DEFAULT_MAX_OUTPUT_ATTEMPTS,
+  type OutputSchema,
+  SUBMIT_OUTPUT_TOOL_NAME,
+} from "./structured-output.js";
 export {
   type NeedsApproval,
   type ResumeCheckExtra,
@@ -148,6 +162,7 @@ export {
 } from "./tool.js";
 export type { ToolBatchCall, ToolBatchDecision, ToolBatchPolicy } from "./tool-batch-policy.js";
 export { CONCURRENCY_HINT, DEFAULT_MAX_CONCURRENCY, type ToolConcurrency } from "./tool-concurrency.js";
+export type { ToolFailureReason } from "./tool-execution.js";
 export type { SourcedToolDefinition, ToolSource } from "./tool-source.js";
 export type {
   ApprovalRequestedData,

@@ -5,6 +5,7 @@ import { InvalidOptionError } from "./errors.js";
 import { defineHistoryStore, type HistoryStore } from "./history-store.js";
 import type { ModelMessage } from "./messages.js";
 import { assertKnownOptions } from "./option-validation.js";
+import type { HistoryLoadWarning } from "./sdk-messages.js";
 import type { FailurePolicyOptions } from "./tracer.js";
 
 export interface JsonlHistoryStoreOptions extends FailurePolicyOptions {
@@ -21,7 +22,7 @@ export interface JsonlHistoryStoreOptions extends FailurePolicyOptions {
  * A HistoryStore over a JSONL file. Each append is one write() of one line on a descriptor kept open in append
  * mode (synchronous: the message is with the OS before the loop moves on, without a thread-pool round trip per
  * message). load() skips malformed lines, so a torn final write never loses the lines before it, and the next
- * append starts on a fresh line. replace() writes a temporary file and renames it over the old one, so a crash
+ * append starts on a fresh line; each skipped line is reported (the next query yields a `system` `history_warning`). replace() writes a temporary file and renames it over the old one, so a crash
  * mid-rewrite leaves either the old or the new history.
  */
 export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): HistoryStore {
@@ -59,18 +60,24 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
 
   return defineHistoryStore(
     {
-      load() {
+      load(context) {
         const text = readText();
         needsNewline = text.length > 0 && !text.endsWith("\n");
         const messages: ModelMessage[] = [];
-        for (const line of text.split("\n")) {
+        const lines = text.split("\n");
+        for (let index = 0; index < lines.length; index++) {
+          const line = lines[index]!;
           if (!line.trim()) continue;
+          let problem: string | undefined;
           try {
             const message = JSON.parse(line) as ModelMessage;
             if (message && (message.role === "user" || message.role === "assistant")) messages.push(message);
-          } catch {
-            // A torn or corrupted line: skip it and keep everything else.
+            else problem = "it is JSON but not a user or assistant message";
+          } catch (error) {
+            problem = `it is not valid JSON (${(error as Error).message})`;
           }
+          // Skipped, never fatal: everything else is kept. The host is told, so a lost message is not silent.
+          if (problem) context?.warn(skippedLine(path, index + 1, line, problem, index === lines.length - 1));
         }
         return messages;
       },
@@ -90,4 +97,34 @@ export function createJsonlHistoryStore(options: JsonlHistoryStoreOptions): Hist
     },
     options.failOnError !== undefined ? { failOnError: options.failOnError } : {},
   );
+}
+
+/** The warning for one skipped line: the last one cut off by an unfinished write, or damage in the middle. */
+function skippedLine(
+  path: string,
+  line: number,
+  text: string,
+  problem: string,
+  last: boolean,
+): HistoryLoadWarning {
+  const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  if (last) {
+    return {
+      code: "torn_last_line",
+      line,
+      preview,
+      message:
+        `History file ${path}: line ${line}, the last, is cut off (${problem}), so the message it held was skipped ` +
+        "and the lines before it were loaded. This is what a write the process did not finish (a crash or kill) leaves.",
+    };
+  }
+  return {
+    code: "damaged_line",
+    line,
+    preview,
+    message:
+      `History file ${path}: line ${line} was skipped because ${problem}; the messages around it were loaded. The ` +
+      "file was edited or corrupted: restore the line from a backup if its message matters (the next rewrite of the " +
+      "history drops it from the file).",
+  };
 }

@@ -29,3 +29,33 @@ export function assertPositiveInteger(value: unknown, label: string): void {
     throw new InvalidOptionError(`${label} must be a positive integer, got ${JSON.stringify(value)}.`);
   }
 }
+
+export function assertBoolean(value: unknown, label: string): void {
+  if (value === undefined || typeof value === "boolean") return;
+  throw new InvalidOptionError(`${label} must be true or false, got ${JSON.stringify(value)}.`);
+}
+
+/**
+ * An endpoint must be an absolute http(s) URL: "api.deepseek.com/anthropic" (no scheme) would otherwise be taken
+ * as a relative path and fail only at the first request, as a connection error.
+ */
+export function assertHttpUrl(value: unknown, label: string): void {
+  if (value === undefined) return;
+  let protocol: string | undefined;
+  if (typeof value === "string") {
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+  }
+  if (protocol === "http:" || protocol === "https:") return;
+  const shown = typeof value === "string" ? JSON.stringify(value) : typeof value;
+  const fix =
+    typeof value === "string" && value.trim() !== "" && !value.includes("://")
+      ? ` Add the scheme: "https://${value.trim().replace(/^\/+/, "")}".`
+      : "";
+  throw new InvalidOptionError(
+    `${label} must be an absolute http(s) URL such as "https://api.deepseek.com/anthropic", got ${shown}.${fix}`,
+  );
+}

@@ -33,10 +33,38 @@ export class QueryGuard {
   #channels = new Set<EventChannel<unknown>>();
 
   readonly #link: { signal: AbortSignal; release(): void } | undefined;
+  #toolLink: { signal: AbortSignal; release(): void } | undefined;
 
-  constructor(querySignal: AbortSignal | undefined) {
+  constructor(
+    querySignal: AbortSignal | undefined,
+    private readonly interruptSignal: AbortSignal,
+  ) {
     this.#link = querySignal ? linkSignals([querySignal, this.#stopped.signal]) : undefined;
     this.signal = this.#link?.signal ?? this.#stopped.signal;
+  }
+
+  /**
+   * What tool handlers are stopped by: the query's signal, an early end, or interrupt(). Made on first use (a
+   * query without tool calls never needs it), once per query.
+   */
+  get toolSignal(): AbortSignal {
+    this.#toolLink ??= linkSignals([this.signal, this.interruptSignal]);
+    return this.#toolLink.signal;
+  }
+
+  /** Whether the query ended early (stop(), or settle() after the consumer left). */
+  get stoppedEarly(): boolean {
+    return this.#stopped.signal.aborted;
+  }
+
+  /**
+   * Ends the query early from outside the loop: the consumer called return() or throw() while a step was still
+   * pending (a tool running, a model request in flight). Running tools and the in-flight request are told to stop
+   * now, so the pending step settles within the tool grace period instead of whenever the work would have ended.
+   */
+  stop(): void {
+    if (!this.#stopped.signal.aborted)
+      this.#stopped.abort(new AbortError("The query's consumer stopped reading it."));
   }
 
   /** Registers the running batch and how its results are recorded; cleared by batchRecorded(). */
@@ -68,13 +96,13 @@ export class QueryGuard {
       await this.#settle(conversation, completed);
     } finally {
       this.#link?.release(); // detach from the host's signal: the query is over
+      this.#toolLink?.release();
     }
   }
 
   async #settle(conversation: Conversation, completed: boolean): Promise<void> {
     if (completed && !this.#batch) return;
-    if (!this.#stopped.signal.aborted)
-      this.#stopped.abort(new AbortError("The query's consumer stopped reading it."));
+    this.stop();
     for (const channel of this.#channels) channel.close();
     const batch = this.#batch;
     this.#batch = undefined;

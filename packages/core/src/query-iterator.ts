@@ -12,7 +12,9 @@ type Step = IteratorResult<SDKMessage, void>;
  * resumes the loop, which assembles the response (or meets the failure) where it left off.
  *
  * return() and throw() go to the loop as they would on a plain generator: a loop suspended at a relay is
- * suspended at a yield, so its finally blocks run (the stream is released) exactly as before.
+ * suspended at a yield, so its finally blocks run (the stream is released) exactly as before. Arriving while a
+ * step is pending (a tool running, a request in flight), they first stop the query early, then wait for that step,
+ * which now settles within the tool grace period, and then end the loop.
  */
 export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined> {
   #relay: StreamRelay | undefined;
@@ -38,7 +40,15 @@ export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined
     throw error;
   };
 
-  constructor(private readonly loop: AsyncGenerator<LoopOutput, void, undefined>) {}
+  /**
+   * @param stopEarly ends the running query early; called when return() or throw() arrives while a step is still
+   * pending, so that step settles promptly (tools told to stop, the model request aborted) instead of whenever its
+   * work would have ended.
+   */
+  constructor(
+    private readonly loop: AsyncGenerator<LoopOutput, void, undefined>,
+    private readonly stopEarly?: () => void,
+  ) {}
 
   next(): Promise<Step> {
     if (this.#pending) return this.#afterPending(() => this.next());
@@ -47,13 +57,19 @@ export class QueryIterator implements AsyncGenerator<SDKMessage, void, undefined
   }
 
   return(value?: undefined): Promise<Step> {
-    if (this.#pending) return this.#afterPending(() => this.return(value));
+    if (this.#pending) {
+      this.stopEarly?.();
+      return this.#afterPending(() => this.return(value));
+    }
     this.#relay = undefined;
     return this.loop.return(value) as Promise<Step>;
   }
 
   throw(error: unknown): Promise<Step> {
-    if (this.#pending) return this.#afterPending(() => this.throw(error));
+    if (this.#pending) {
+      this.stopEarly?.();
+      return this.#afterPending(() => this.throw(error));
+    }
     this.#relay = undefined;
     return this.loop.throw(error) as Promise<Step>;
   }

@@ -7,6 +7,8 @@ export interface QueryControl {
   interruptController: AbortController;
   /** The in-flight model request; interrupt() aborts only it. */
   request: RequestScope | undefined;
+  /** Set by the running loop: ends the query early (its consumer called return() while a step was pending). */
+  stop?: (() => void) | undefined;
 }
 
 /**

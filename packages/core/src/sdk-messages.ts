@@ -2,6 +2,7 @@ import type { PendingApproval } from "./approvals.js";
 import type { AgentLatticeError } from "./errors.js";
 import type { AssistantModelMessage, ToolResultBlock } from "./messages.js";
 import type { RawStreamEvent, StopReason } from "./model-client.js";
+import type { ToolFailureReason } from "./tool-execution.js";
 import type { Usage } from "./usage.js";
 
 /** First message of every query: what the session runs with. */
@@ -25,6 +26,55 @@ export type SDKCompactionMessage = {
   /** Tokens the summarizing request used (also folded into the result's usage). */
   usage: Usage;
 };
+
+/**
+ * A tool call's handler failed: it threw, ran past its timeoutMs, was abandoned after being told to stop, or
+ * returned something that is not a tool result. Yielded as the call ends, before the batch's `user` message (whose
+ * tool_result for this call tells the model the same, as an error result). The model usually recovers, so the run
+ * may still end `success`; the result's `tool_errors` counts these per tool. Not yielded for error results a tool
+ * returns itself (`isError: true`), nor for calls refused before running (bad input, permission, policy).
+ */
+export type SDKToolErrorMessage = {
+  type: "system";
+  subtype: "tool_error";
+  session_id: string;
+  /** The turn whose batch made the call. */
+  turn: number;
+  tool_name: string;
+  tool_use_id: string;
+  reason: ToolFailureReason;
+  /** What the model was told (the error tool_result's text, after onToolResult hooks). */
+  message: string;
+  /** What the handler threw, when it threw. */
+  error?: unknown;
+};
+
+/**
+ * The history store's copy had damage that loading skipped: a line of a JSONL history that is not a message
+ * (a torn last write after a crash, or a line edited or corrupted in the middle). The rest of the history was
+ * loaded; the skipped message is not in it. Yielded after `init` by the first query after the load.
+ */
+export type SDKHistoryWarningMessage = {
+  type: "system";
+  subtype: "history_warning";
+  session_id: string;
+  warning: HistoryLoadWarning;
+};
+
+/** One problem a history store met while loading (see HistoryStoreMethods.load). */
+export interface HistoryLoadWarning {
+  /**
+   * "damaged_line": a line in the middle that is not a JSON message. "torn_last_line": the last line, cut off
+   * (typically a write the process did not finish before it died).
+   */
+  code: "damaged_line" | "torn_last_line" | (string & {});
+  /** Readable: what was skipped, where, and what to do. */
+  message: string;
+  /** 1-based line number in the store's file, when the store has lines. */
+  line?: number;
+  /** The start of the skipped text (at most 200 characters), to find or restore it. */
+  preview?: string;
+}
 
 /** A raw provider stream event, yielded while the model is still responding (streaming queries only). */
 export type SDKStreamEventMessage = {
@@ -60,7 +110,9 @@ export type ResultSubtype =
   | "error_during_execution"
   | "error_abort"
   | "error_timeout"
-  | "error_missing_output";
+  | "error_missing_output"
+  /** outputSchema: maxOutputAttempts submit_output calls were rejected (InvalidOutputError). */
+  | "error_invalid_output";
 
 /** The last message of every query. `TOutput` is the type of the agent's outputSchema, when it has one. */
 export type SDKResultMessage<TOutput = unknown> = {
@@ -68,7 +120,10 @@ export type SDKResultMessage<TOutput = unknown> = {
   subtype: ResultSubtype;
   /** True for the error_* subtypes; "interrupted" is normal control flow. */
   is_error: boolean;
-  /** Final text of the run ("" when it failed before producing one). */
+  /**
+   * Final text of the run. A failed run without text of its own carries its error's message here, so printing
+   * `result` says why it failed.
+   */
   result: string;
   /** Typed payload of a structured run (endTurn + structuredResult, or outputSchema). */
   structuredResult?: TOutput;
@@ -80,6 +135,11 @@ export type SDKResultMessage<TOutput = unknown> = {
   num_turns: number;
   duration_ms: number;
   session_id: string;
+  /**
+   * Tool calls whose handler failed in this query (threw, timed out, abandoned, invalid result), by tool name;
+   * absent when none did. Each was also announced by a `system` `tool_error` message.
+   */
+  tool_errors?: Record<string, number>;
   /** The typed error behind an error_* subtype. */
   error?: AgentLatticeError;
   /** With subtype "awaiting_approval": the calls waiting for a person's decision. */
@@ -145,7 +205,7 @@ export interface SDKMessageMap {
   agent_message: SDKAgentMessage;
   approval_requested: SDKApprovalRequestedMessage;
   approval_resolved: SDKApprovalResolvedMessage;
-  system: SDKSystemInitMessage | SDKCompactionMessage;
+  system: SDKSystemInitMessage | SDKCompactionMessage | SDKToolErrorMessage | SDKHistoryWarningMessage;
   stream_event: SDKStreamEventMessage;
   assistant: SDKAssistantMessage;
   user: SDKUserMessage;

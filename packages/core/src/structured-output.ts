@@ -53,13 +53,38 @@ export function assertNoReservedToolName(tools: readonly ToolDefinition[], where
 export function exclusiveBatchViolation(calls: readonly ToolUseBlock[]): ToolCallOutcome[] | undefined {
   const submissions = calls.filter(call => call.name === SUBMIT_OUTPUT_TOOL_NAME).length;
   if (submissions === 0 || calls.length === 1) return undefined;
+  const problem =
+    submissions > 1
+      ? `${SUBMIT_OUTPUT_TOOL_NAME} was called ${submissions} times in one response; no call in this batch ran.`
+      : `${SUBMIT_OUTPUT_TOOL_NAME} was called together with other tools; no call in this batch ran.`;
   const message = JSON.stringify({
     code: "submit_output_exclusive_batch",
-    message:
-      submissions > 1
-        ? `${SUBMIT_OUTPUT_TOOL_NAME} was called ${submissions} times in one response; no call in this batch ran.`
-        : `${SUBMIT_OUTPUT_TOOL_NAME} was called together with other tools; no call in this batch ran.`,
+    message: problem,
     suggestedNextStep: `Finish any other tool calls first, then call ${SUBMIT_OUTPUT_TOOL_NAME} once, alone in its own response.`,
   });
-  return calls.map(call => errorOutcome(call, message));
+  return calls.map(call => {
+    const outcome = errorOutcome(call, message);
+    outcome.rejection = problem;
+    return outcome;
+  });
+}
+
+/** Default of AgentOptions.maxOutputAttempts: rejected submissions tolerated in one query before it stops. */
+export const DEFAULT_MAX_OUTPUT_ATTEMPTS = 3;
+
+/**
+ * Why a batch's submit_output call was rejected (its input failed the schema, or it was not alone), or undefined
+ * when the batch made no submission or it was accepted. One rejected response counts once, whatever it held.
+ */
+export function rejectedSubmission(
+  calls: readonly ToolUseBlock[],
+  outcomes: readonly ToolCallOutcome[],
+): string | undefined {
+  let rejection: string | undefined;
+  for (let index = 0; index < calls.length; index++) {
+    if (calls[index]!.name !== SUBMIT_OUTPUT_TOOL_NAME) continue;
+    const outcome = outcomes[index];
+    if (outcome?.rejection !== undefined) rejection = outcome.rejection;
+  }
+  return rejection;
 }

@@ -24,6 +24,8 @@ export interface BatchContext extends ToolRunContext {
   truncated: boolean;
   /** Called as each call ends (after its onToolResult hook), with its own start and end times. */
   onResult?(call: ToolUseBlock, outcome: ToolCallOutcome, timing: CallTiming): Promise<void>;
+  /** Called (after onResult) as a call ends whose handler failed (outcome.failure is set). */
+  onToolError?(call: ToolUseBlock, outcome: ToolCallOutcome): Promise<void>;
 }
 
 /** When one call started and ended (epoch ms); equal for calls answered without running. */
@@ -110,6 +112,7 @@ export async function runPlannedBatch(
         result.failure ??= { kind: "observer", error };
       }
     }
+    if (outcome.failure && batch.onToolError) await batch.onToolError(call, outcome);
   };
   const outcomes = new Map<PlannedCall, ToolCallOutcome>();
   const groups = groupForExecution([...planned], batch.concurrency.mode, entry => isConcurrencySafe(entry));
@@ -177,8 +180,8 @@ async function runEntry(entry: PlannedCall, batch: BatchContext): Promise<ToolCa
       // A plan that still needs a person must not run; the loop pauses before this. Fail closed if it does not.
       return errorOutcome(entry.call, `Tool "${entry.call.name}" needs approval and was not run.`);
     case "ready":
-      return batch.signal.aborted
-        ? cancelledOutcome(entry.call)
+      return batch.stopSignal.aborted
+        ? cancelledOutcome(entry.call, batch)
         : runPlannedCall(entry.call, entry.definition, entry.input, batch);
     case "resume":
       return resumeSuspendedCall(entry.call, entry.definition, entry.state, entry.decisions, batch);

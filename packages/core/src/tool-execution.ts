@@ -16,6 +16,12 @@ export interface ToolRunContext {
   /** Aborted when the query is aborted or its consumer stopped: running handlers are told to stop. */
   signal: AbortSignal;
   /**
+   * `signal`, or interrupt(): what stops a plain tool's handler, and calls not yet started. Delegation tools
+   * (kind "agent_tool") listen to `signal` only: they pass an interrupt on to the agent they run (run.interrupted),
+   * which ends its own batch the same way and reports "interrupted" rather than "aborted".
+   */
+  stopSignal: AbortSignal;
+  /**
    * How long a handler told to stop (abort, or its own timeout) may take to settle before it is abandoned and
    * answered with an error result, so no tool can hold the query (and the agent) forever.
    */
@@ -26,6 +32,13 @@ export interface ToolRunContext {
   run: RunContext;
 }
 
+/**
+ * Why a tool's handler produced no result of its own: it threw, ran past its timeoutMs, was abandoned after being
+ * told to stop (abort, interrupt, or the consumer leaving) and ignoring it past the grace period, or returned
+ * something that is not a tool result.
+ */
+export type ToolFailureReason = "threw" | "timeout" | "abandoned" | "invalid_result";
+
 /** The outcome of one tool call: the block for the model, plus run-control fields for the loop. */
 export interface ToolCallOutcome {
   block: ToolResultBlock;
@@ -33,6 +46,10 @@ export interface ToolCallOutcome {
   structuredResult?: unknown;
   /** The error a failing handler threw (for onToolResult hooks). */
   error?: unknown;
+  /** Set when the handler failed (as opposed to a tool reporting an error result of its own). */
+  failure?: ToolFailureReason;
+  /** Set when the call was refused before running because of its input: why, as the model was told. */
+  rejection?: string;
   /** Tokens the call spent on its own model requests. */
   usage?: ReportedUsage;
   /** The call paused inside on approvals (a delegated agent): the batch pauses instead of recording it. */
@@ -46,8 +63,9 @@ export interface ToolCallOutcome {
 function suspendedOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
   const suspend = result.suspend!;
   if (!Array.isArray(suspend.approvals) || suspend.approvals.length === 0) {
-    return errorOutcome(
+    return failedOutcome(
       call,
+      "invalid_result",
       `Tool "${call.name}" returned suspend without any approvals. This is a bug in the tool.`,
     );
   }
@@ -74,13 +92,29 @@ export function errorOutcome(call: ToolUseBlock, message: string, error?: unknow
   return outcome;
 }
 
+function failedOutcome(
+  call: ToolUseBlock,
+  failure: ToolFailureReason,
+  message: string,
+  error?: unknown,
+): ToolCallOutcome {
+  const outcome = errorOutcome(call, message, error);
+  outcome.failure = failure;
+  return outcome;
+}
+
 /** Default per-call deadline of tools made with tool() (delegation tools honour the query's signal instead). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 /** Default grace a handler gets to settle after it was told to stop. */
 export const DEFAULT_TOOL_ABORT_GRACE_MS = 1_000;
 
-export function cancelledOutcome(call: ToolUseBlock): ToolCallOutcome {
-  return errorOutcome(call, `Tool "${call.name}" did not run: the query was cancelled.`);
+export function cancelledOutcome(call: ToolUseBlock, run: ToolRunContext): ToolCallOutcome {
+  return errorOutcome(call, `Tool "${call.name}" did not run: ${stopCause(run)}.`);
+}
+
+/** Why a call was told to stop (or not started): the query was cancelled, or interrupted. */
+function stopCause(run: ToolRunContext): string {
+  return run.signal.aborted ? "the query was cancelled" : "the query was interrupted";
 }
 
 /**
@@ -91,32 +125,38 @@ export async function prepareToolCall(
   call: ToolUseBlock,
   run: Pick<ToolRunContext, "tools">,
 ): Promise<PreparedCall> {
-  const answered = (message: string): PreparedCall => ({
-    status: "answered",
-    call,
-    outcome: errorOutcome(call, message),
-  });
+  const answered = (message: string, rejection: string): PreparedCall => {
+    const outcome = errorOutcome(call, message);
+    outcome.rejection = rejection;
+    return { status: "answered", call, outcome };
+  };
   const definition = run.tools.get(call.name);
   if (!definition) {
     const available = [...run.tools.keys()].join(", ") || "none";
-    return answered(`Tool "${call.name}" is not available. Available tools: ${available}.`);
+    return answered(
+      `Tool "${call.name}" is not available. Available tools: ${available}.`,
+      `no tool is named "${call.name}"`,
+    );
   }
   const rejected = rejectionOf(call.input);
   if (rejected !== undefined) {
     return answered(
       `Tool "${call.name}" was not run: its input was rejected because ${rejected}. Reissue the call with a smaller, flatter input.`,
+      rejected,
     );
   }
   const malformed = malformedInputOf(call.input);
   if (malformed !== undefined) {
     return answered(
       `Tool "${call.name}" received input that is not valid JSON (${truncate(malformed, 200)}). Reissue the call with valid JSON input.`,
+      `its input is not valid JSON (${truncate(malformed, 200)})`,
     );
   }
   const input = await validateWithSchema(definition.schema, call.input);
   if (!input.ok) {
     return answered(
       `Invalid input for tool "${call.name}": ${input.message}. Fix the input and call it again.`,
+      input.message,
     );
   }
   return { status: "ready", call, definition, input: input.value };
@@ -132,7 +172,7 @@ export async function runPlannedCall(
   input: unknown,
   run: ToolRunContext,
 ): Promise<ToolCallOutcome> {
-  if (run.signal.aborted) return cancelledOutcome(call);
+  if (run.stopSignal.aborted) return cancelledOutcome(call, run);
   return runHandler(call, definition, extra => definition.handler(input, extra), run);
 }
 
@@ -150,7 +190,7 @@ export async function resumeSuspendedCall(
       `Tool "${call.name}" paused for approval but cannot be resumed (it has no resume()).`,
     );
   }
-  if (run.signal.aborted) return cancelledOutcome(call);
+  if (run.stopSignal.aborted) return cancelledOutcome(call, run);
   return runHandler(call, definition, extra => definition.resume!(state, decisions, extra), run);
 }
 
@@ -167,8 +207,10 @@ async function runHandler(
   run: ToolRunContext,
 ): Promise<ToolCallOutcome> {
   const stop = new CallStop();
-  const onQueryAbort = () => stop.fire(run.signal.reason);
-  run.signal.addEventListener("abort", onQueryAbort, { once: true });
+  // A delegation passes an interrupt on to the agent it runs; any other handler is stopped by it.
+  const stopSignal = definition.kind === "agent_tool" ? run.signal : run.stopSignal;
+  const onQueryStop = () => stop.fire(stopSignal.reason);
+  stopSignal.addEventListener("abort", onQueryStop, { once: true });
   const timeoutMs = timeoutOf(definition);
   let timedOut = false;
   const timer =
@@ -196,24 +238,27 @@ async function runHandler(
       stop,
       run.graceMs,
     );
-    const why = timedOut ? `it ran past its ${timeoutMs} ms timeout` : "the query was cancelled";
     if (settled.kind === "abandoned") {
-      return errorOutcome(
+      const why = timedOut ? `it ran past its ${timeoutMs} ms timeout` : stopCause(run);
+      return failedOutcome(
         call,
+        "abandoned",
         `Tool "${call.name}" was stopped because ${why}, and did not finish within ${run.graceMs} ms after being ` +
           "told to stop, so it was abandoned. It may have taken partial effect: check before repeating it.",
       );
     }
     if (timedOut) {
-      return errorOutcome(
+      return failedOutcome(
         call,
+        "timeout",
         `Tool "${call.name}" did not finish within its ${timeoutMs} ms timeout and was stopped. Retry with a smaller task, or raise the tool's timeoutMs.`,
         settled.kind === "threw" ? settled.error : undefined,
       );
     }
     if (settled.kind === "threw") {
-      return errorOutcome(
+      return failedOutcome(
         call,
+        "threw",
         `Tool "${call.name}" failed: ${describeThrown(settled.error)}`,
         settled.error,
       );
@@ -221,7 +266,7 @@ async function runHandler(
     return toOutcome(call, settled.value);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    run.signal.removeEventListener("abort", onQueryAbort);
+    stopSignal.removeEventListener("abort", onQueryStop);
   }
 }
 
@@ -300,8 +345,9 @@ function toOutcome(call: ToolUseBlock, result: ToolResult): ToolCallOutcome {
   if (result && typeof result === "object" && result.suspend) return suspendedOutcome(call, result);
   const problem = describeInvalidResult(result);
   if (problem) {
-    return errorOutcome(
+    return failedOutcome(
       call,
+      "invalid_result",
       `Tool "${call.name}" returned an invalid result (${problem}). This is a bug in the tool.`,
     );
   }

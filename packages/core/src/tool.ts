@@ -40,7 +40,11 @@ export type NeedsApproval<TInput = any, TContext = any> =
 export interface ToolHandlerExtra<TContext = unknown> {
   /** The host data passed as `prompt(..., { context })`; never shown to the model. */
   context: TContext | undefined;
-  /** Aborted when the query is aborted; long-running handlers should stop. */
+  /**
+   * Aborted when the call should stop: the query was aborted or interrupted (delegation tools instead pass the
+   * interrupt on to their agent), its consumer stopped reading, or the call's timeoutMs passed. Long-running
+   * handlers should stop; one that does not settle within the agent's toolAbortGraceMs is abandoned.
+   */
   signal: AbortSignal;
   toolUseId: string;
   sessionId: string;

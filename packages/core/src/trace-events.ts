@@ -148,6 +148,8 @@ export interface ResultData {
   stop_reason: StopReason | null;
   num_turns: number;
   duration_ms: number;
+  /** Failed tool handlers by tool name, when any failed. */
+  tool_errors?: Record<string, number>;
   error?: TraceErrorData;
   /** With subtype "awaiting_approval". */
   pendingApprovals?: PendingApproval[];

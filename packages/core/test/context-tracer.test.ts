@@ -596,12 +596,12 @@ describe("errors in the trace (R2)", () => {
       "result",
     ]);
     const error = events[3] as ContextTraceEvent<"error">;
-    expect(error.data.error).toMatchObject({ name: "APIError", code: "api_error" });
+    expect(error.data.error).toMatchObject({ name: "APIError", code: "invalid_request_error" });
     expect(String((error.data.error as { message: string }).message)).toContain("roles must alternate");
     expect(events[4]!.data).toMatchObject({
       subtype: "error_during_execution",
       is_error: true,
-      error: { name: "APIError", code: "api_error" },
+      error: { name: "APIError", code: "invalid_request_error" },
     });
   });
 });

@@ -114,7 +114,7 @@ describe("interrupt() (C27)", () => {
     ]);
   });
 
-  it("during a tool batch: the batch completes, its results are written, the query ends before the next model call", async () => {
+  it("during a tool batch: running tools are told to stop, their results are written, the query ends before the next model call", async () => {
     let agentRef!: ReturnType<typeof createBareAgent>;
     let interruptedDuringBatch: boolean | undefined;
     const slow = tool("slow", "slow", z.object({}), async (_input, { signal }) => {
@@ -137,7 +137,7 @@ describe("interrupt() (C27)", () => {
     const history = await agentRef.getHistory();
     expect(history.at(-1)).toMatchObject({
       role: "user",
-      content: [{ type: "tool_result", content: "finished" }],
+      content: [{ type: "tool_result", content: "aborted" }],
     });
 
     // The same agent answers a new prompt with every completed turn in its history.

@@ -44,7 +44,11 @@ describe("provider faults", () => {
     // The obvious print of a failed run says why.
     expect(result.type === "result" && result.result).toBe(error?.message);
     expect(error).toBeInstanceOf(APIError);
-    expect(error).toMatchObject({ code: "api_error", status: 400, type: "invalid_request_error" });
+    expect(error).toMatchObject({
+      code: "invalid_request_error",
+      status: 400,
+      type: "invalid_request_error",
+    });
     expect(error?.message).toContain("messages.0.content: field required");
     expect(messages.some(m => m.type === "assistant")).toBe(false);
     expect(await agent.getHistory()).toEqual([{ role: "user", content: "hi" }]);

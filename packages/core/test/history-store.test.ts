@@ -15,6 +15,8 @@ import {
   type HistoryStoreMethods,
   InvalidOptionError,
   type ModelMessage,
+  type SDKHistoryWarningMessage,
+  type SDKMessage,
   tool,
 } from "../src/index.js";
 import { collect, mockServer, plainMessages } from "./helpers.js";
@@ -214,6 +216,78 @@ describe("createJsonlHistoryStore (C25)", () => {
     expect(lines.filter(line => line !== torn).map(line => JSON.parse(line))).toEqual(
       await agent.getHistory(),
     );
+  });
+});
+
+describe("what loading skipped is visible to the host", () => {
+  const systemOf = (messages: SDKMessage[]) =>
+    messages.filter(message => message.type === "system").map(message => message.subtype);
+
+  it("a damaged middle line and a torn last line: the next query yields a history_warning for each, after init", async () => {
+    const path = join(dir, "damaged.jsonl");
+    const damaged = '{"role":"user","content":';
+    await writeFile(
+      path,
+      `${JSON.stringify(earlier[0])}\n${damaged}\n${JSON.stringify(earlier[1])}\n{"role":"user","con`,
+    );
+    const client = createScriptedModelClient({ script: [textTurn("Hello again."), textTurn("Still here.")] });
+    const agent = createBareAgent({
+      model: "m",
+      modelClient: client,
+      historyStore: createJsonlHistoryStore({ path }),
+    });
+    const messages = await collect(agent.query("Do you remember me?"));
+    expect(systemOf(messages)).toEqual(["init", "history_warning", "history_warning"]);
+    expect(messages[0]).toMatchObject({ type: "system", subtype: "init" });
+    const [middle, last] = messages.slice(1, 3) as SDKHistoryWarningMessage[];
+    expect(middle!.warning).toMatchObject({ code: "damaged_line", line: 2, preview: damaged });
+    expect(middle!.warning.message).toContain(`${path}: line 2 was skipped because it is not valid JSON`);
+    expect(last!.warning).toMatchObject({ code: "torn_last_line", line: 4, preview: '{"role":"user","con' });
+    // Everything else was loaded, and the next query does not repeat the warnings.
+    expect(plainMessages(client.requests[0]!.messages).slice(0, 2)).toEqual(earlier);
+    expect(systemOf(await collect(agent.query("And now?")))).toEqual(["init"]);
+  });
+
+  it("a load that happened outside a query (getHistory) is announced by the next query", async () => {
+    const path = join(dir, "damaged.jsonl");
+    await writeFile(path, `${JSON.stringify(earlier[0])}\nnot json at all\n${JSON.stringify(earlier[1])}\n`);
+    const client = createScriptedModelClient({ script: [textTurn("Hi.")] });
+    const agent = createBareAgent({
+      model: "m",
+      modelClient: client,
+      historyStore: createJsonlHistoryStore({ path }),
+    });
+    expect(await agent.getHistory()).toEqual(earlier);
+    const messages = await collect(agent.query("Hello"));
+    expect(systemOf(messages)).toEqual(["init", "history_warning"]);
+  });
+
+  it("a line that is JSON but not a message is reported too; a store of your own reports with context.warn()", async () => {
+    const path = join(dir, "odd.jsonl");
+    await writeFile(path, `${JSON.stringify(earlier[0])}\n{"note":"hand edit"}\n`);
+    const warned: unknown[] = [];
+    await createJsonlHistoryStore({ path }).load({ warn: warning => warned.push(warning) });
+    expect(warned).toEqual([expect.objectContaining({ code: "damaged_line", line: 2 })]);
+
+    const own = defineHistoryStore({
+      load: context => {
+        context?.warn({ code: "row_unreadable", message: "row 7 of table history could not be decoded" });
+        return [];
+      },
+      append: () => {},
+      replace: () => {},
+    });
+    const agent = createBareAgent({
+      model: "m",
+      modelClient: createScriptedModelClient({ script: [textTurn("ok")] }),
+      historyStore: own,
+    });
+    const messages = await collect(agent.query("hi"));
+    expect(messages[1]).toMatchObject({
+      type: "system",
+      subtype: "history_warning",
+      warning: { code: "row_unreadable", message: "row 7 of table history could not be decoded" },
+    });
   });
 });
 

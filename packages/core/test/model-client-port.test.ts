@@ -58,7 +58,7 @@ describe("ModelClient port (C30)", () => {
     const result = await createBareAgent({ model: "m", modelClient: client }).prompt("hi");
     expect(result).toMatchObject({
       subtype: "error_during_execution",
-      error: { code: "api_error", status: 503, type: "api_error" },
+      error: { code: "server_error", status: 503, type: "api_error" },
     });
   });
 

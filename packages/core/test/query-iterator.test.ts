@@ -88,7 +88,7 @@ describe("agent.query() as an async generator (C2)", () => {
     expect((await agent.getHistory()).map(message => message.role)).toEqual(["user", "user", "assistant"]);
   });
 
-  it("return() called while a read of the stream is pending waits for it, then ends the query", async () => {
+  it("return() called while a read of the stream is pending ends the query at once, even against a stream that ignores its signal", async () => {
     const client = stallingClient();
     const agent = createBareAgent({ model: "m", modelClient: client });
     const query = agent.query("go");
@@ -98,12 +98,17 @@ describe("agent.query() as an async generator (C2)", () => {
       if (seen.length === 3) break; // init, message_start, content_block_start: the next read stalls
     }
     const stalled = query.next();
-    setTimeout(() => agent.interrupt(), 20);
+    // Nothing else ends this query: no interrupt, no signal, no deadline. return() itself must.
     const ending = query.return(undefined);
     const after = await stalled;
-    expect(after).toMatchObject({ done: false, value: { type: "result", subtype: "interrupted" } });
+    // The pending read settles with the loop's ending (the consumer is leaving, so nobody reads it)...
+    expect(after).toMatchObject({ done: false, value: { type: "result", subtype: "error_abort" } });
+    expect((after.value as { result: string }).result).toMatch(/consumer stopped reading/);
+    // ...then the iterator is done, the stream was released and the agent is free for its next query.
     expect(await ending).toEqual({ done: true, value: undefined });
+    expect(await query.next()).toEqual({ done: true, value: undefined });
     expect(client.returned).toBe(1);
+    expect((await agent.getHistory()).map(message => message.role)).toEqual(["user"]);
   });
 
   it("interrupt() ends a stream that stalls mid-response and ignores its signal; its late events are not delivered", async () => {

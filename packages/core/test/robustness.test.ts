@@ -28,6 +28,7 @@ import {
   InvalidPromptError,
   type ModelMessage,
   type ModelRequest,
+  type SDKMessage,
   type SDKResultMessage,
   tool,
 } from "../src/index.js";
@@ -226,15 +227,90 @@ describe("3. a tool that never settles cannot wedge the agent", () => {
     await expectHealthy(agent, client, path);
   });
 
-  it("interrupt() during it takes effect once the call's timeout ends the batch", async () => {
+  /** A tool that reports when it started and when it was told to stop, never settles, and ignores its signal. */
+  const deaf = () => {
+    const seen: string[] = [];
+    let started!: () => void;
+    const running = new Promise<void>(resolve => {
+      started = resolve;
+    });
+    const definition = tool("deaf", "Never returns and ignores its signal", z.object({}), (_input, extra) => {
+      extra.signal.addEventListener("abort", () => seen.push("told to stop"), { once: true });
+      seen.push("started");
+      started();
+      return new Promise(() => {});
+    });
+    return { definition, seen, running };
+  };
+
+  it("interrupt() during it stops the call (no timeout of its own needed): abandoned after the grace, 'interrupted'", async () => {
+    const { definition, seen, running } = deaf();
     const { agent, client, path } = agentWith(
-      [stuck({ timeoutMs: 80 })],
-      [toolTurn({ name: "stuck", input: {}, id: "t1" })],
+      [definition],
+      [toolTurn({ name: "deaf", input: {}, id: "t1" })],
     );
-    const pending = agent.prompt("go");
-    await sleep(20);
+    const messages: SDKMessage[] = [];
+    const done = (async () => {
+      for await (const message of agent.query("go")) messages.push(message);
+    })();
+    await running;
     expect(agent.interrupt()).toBe(true);
-    expect(await pending).toMatchObject({ subtype: "interrupted", is_error: false });
+    await done;
+    expect(seen).toEqual(["started", "told to stop"]);
+    const settled = messages.filter(message => message.type !== "stream_event");
+    expect(settled.map(message => message.type)).toEqual(["system", "assistant", "system", "user", "result"]);
+    expect(settled[2]).toMatchObject({
+      type: "system",
+      subtype: "tool_error",
+      tool_name: "deaf",
+      tool_use_id: "t1",
+      reason: "abandoned",
+    });
+    const result = messages.at(-1) as SDKResultMessage;
+    expect(result).toMatchObject({ subtype: "interrupted", is_error: false, tool_errors: { deaf: 1 } });
+    const answer = (await agent.getHistory()).at(-1)!.content as Array<{
+      content: string;
+      is_error: boolean;
+    }>;
+    expect(answer[0]!.is_error).toBe(true);
+    expect(answer[0]!.content).toMatch(/stopped because the query was interrupted.*abandoned/);
+    expect(client.requests).toHaveLength(1); // no model request after the interrupt
+    await expectHealthy(agent, client, path);
+  });
+
+  it("return() while it runs — with no message to break at — ends the query and frees the agent", async () => {
+    const { definition, seen, running } = deaf();
+    const { agent, client, path } = agentWith(
+      [definition],
+      [toolTurn({ name: "deaf", input: {}, id: "t1" })],
+    );
+    const query = agent.query("go");
+    const steps: Array<Promise<IteratorResult<SDKMessage>>> = [];
+    let step = await query.next();
+    while (!step.done && step.value.type !== "assistant") step = await query.next();
+    steps.push(query.next()); // pending: the batch runs and never ends by itself
+    await running;
+    const ended = query.return(undefined);
+    expect(await ended).toEqual({ done: true, value: undefined });
+    await Promise.all(steps);
+    expect(seen).toEqual(["started", "told to stop"]);
+    const answer = (await agent.getHistory()).at(-1)!.content as Array<{ content: string }>;
+    expect(answer[0]!.content).toMatch(/abandoned/);
+    await expectHealthy(agent, client, path);
+  });
+
+  it("break at a message it streamed, while it ignores its signal: the call is abandoned, the agent is free", async () => {
+    const seen: string[] = [];
+    const chatty = tool("chatty", "Reports progress, then hangs", z.object({}), async (_input, extra) => {
+      extra.signal.addEventListener("abort", () => seen.push("told to stop"), { once: true });
+      await extra.emit({ type: "system", subtype: "init", session_id: "progress", model: "m", tools: [] });
+      return new Promise(() => {});
+    });
+    const { agent, client, path } = agentWith([chatty], [toolTurn({ name: "chatty", input: {}, id: "t1" })]);
+    for await (const message of agent.query("go")) if (message.session_id === "progress") break;
+    expect(seen).toEqual(["told to stop"]);
+    const answer = (await agent.getHistory()).at(-1)!.content as Array<{ content: string }>;
+    expect(answer[0]!.content).toMatch(/abandoned/);
     await expectHealthy(agent, client, path);
   });
 

@@ -37,6 +37,11 @@ export type TeamAgentEvent = {
   status?: Extract<TeamMessageStatus, "completed" | "failed" | "cancelled">;
   /** For finished: the tokens the member's run spent. */
   usage?: Usage;
+  /**
+   * For finished: tool calls of the member's run whose handler failed (threw, timed out, abandoned, invalid
+   * result), by tool; absent when none did. A member can complete its work although its tools failed.
+   */
+  tool_errors?: Record<string, number>;
   session_id: string;
 };
 
@@ -58,6 +63,7 @@ export interface TeamAgentTraceData {
   thread_id: string;
   status?: "completed" | "failed" | "cancelled";
   usage?: Usage;
+  tool_errors?: Record<string, number>;
 }
 
 declare module "@agent-lattice/core" {

@@ -110,6 +110,9 @@ export async function awaitRemoteWork(input: RemoteWorkInput): Promise<WorkItemO
       content: status === "cancelled" ? `cancelled: ${member}'s work was cancelled. ${text}`.trim() : text,
       isError: status !== "completed",
       usage: reply?.metadata.usage as ReportedUsage | undefined,
+      ...(reply?.metadata.toolErrors
+        ? { toolErrors: reply.metadata.toolErrors as Record<string, number> }
+        : {}),
       sent,
       abort: undefined,
     };

@@ -191,7 +191,11 @@ export class TeamRun implements QueryRuntime {
         };
       }
       await this.#acknowledge(remote.sent);
-      return { content: remote.content, ...(remote.isError ? { isError: true } : {}), usage: remote.usage };
+      return {
+        content: withToolErrors(remote.content, remote.toolErrors),
+        ...(remote.isError ? { isError: true } : {}),
+        usage: remote.usage,
+      };
     }
     const outcome = await this.#track(
       runWorkItem({
@@ -216,7 +220,11 @@ export class TeamRun implements QueryRuntime {
     );
     if (outcome.abort) this.abort(outcome.abort);
     await this.#acknowledge(outcome.sent);
-    return { content: outcome.content, ...(outcome.isError ? { isError: true } : {}), usage: outcome.usage };
+    return {
+      content: withToolErrors(outcome.content, outcome.toolErrors),
+      ...(outcome.isError ? { isError: true } : {}),
+      usage: outcome.usage,
+    };
   }
 
   async pendingInput(boundary: TurnBoundary): Promise<UserContentBlock[] | undefined> {
@@ -378,9 +386,16 @@ export function renderReport(member: ResolvedMember, outcome: WorkItemOutcome): 
   const header = {
     member: member.name,
     status,
+    // A member can complete although its tools failed: the lead is told which, so it can check the work.
+    ...(outcome.toolErrors ? { tool_errors: outcome.toolErrors } : {}),
     message_id: outcome.message?.id,
     work_item_id: outcome.message?.workItemId,
     thread_id: outcome.message?.threadId,
   };
   return `[team_report] ${JSON.stringify(header)}\n${outcome.content}`;
+}
+
+/** An ask's answer, with a line saying which of the member's tool calls failed, when any did. */
+function withToolErrors(content: string, toolErrors: Record<string, number> | undefined): string {
+  return toolErrors ? `${content}\n[team_tool_errors] ${JSON.stringify(toolErrors)}` : content;
 }

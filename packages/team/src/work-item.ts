@@ -88,6 +88,8 @@ export interface WorkItemOutcome {
   usage: ReportedUsage | undefined;
   /** Messages written upstream with the settle (the reply or the diagnostic follow-up). */
   sent: TeamMessage[];
+  /** Tool calls of the member's run whose handler failed, by tool (its result's tool_errors); absent when none. */
+  toolErrors?: Record<string, number>;
   /** A member's run ended with an abort nobody asked the team for: the whole run must stop. */
   abort: AbortError | undefined;
 }
@@ -313,10 +315,11 @@ async function runClaimed(input: WorkItemInput, claimed: ClaimedTeamMessage): Pr
       ...started,
       ...(status === "lost" || status === "none" || status === "released" ? {} : { status }),
       ...(result ? { usage: result.usage } : {}),
+      ...(result?.tool_errors ? { tool_errors: result.tool_errors } : {}),
     },
     input.emit,
   );
-  return { ...settled, usage };
+  return { ...settled, usage, ...(result?.tool_errors ? { toolErrors: result.tool_errors } : {}) };
 }
 
 interface RunEnd {
@@ -398,7 +401,12 @@ async function settle(
       parentMessageId: claimed.id,
       threadId: claimed.threadId,
       workItemId: claimed.workItemId,
-      metadata: { member: input.member.name, ...(end.usage ? { usage: end.usage } : {}), ...metadata },
+      metadata: {
+        member: input.member.name,
+        ...(end.usage ? { usage: end.usage } : {}),
+        ...(end.result?.tool_errors ? { toolErrors: end.result.tool_errors } : {}),
+        ...metadata,
+      },
     }) satisfies NewTeamMessage;
   const failure = errorOf(end);
   let outcome: SettledTeamMessage | undefined;

@@ -78,7 +78,7 @@ describe("work-item failure isolation (T4)", () => {
       );
     expect(statuses).toEqual([
       ["ops::looper", "failed", "max_turns"],
-      ["ops::flaky", "failed", "api_error"],
+      ["ops::flaky", "failed", "server_error"],
       ["ops::steady", "completed", undefined],
     ]);
     const upstream = await team.mailbox.inbox(team.leadMailboxId, { status: "all" });
@@ -88,6 +88,51 @@ describe("work-item failure isolation (T4)", () => {
       ["reply", "completed"],
     ]);
     expect(upstream[0]!.metadata).toMatchObject({ diagnostic: true, error: { code: "max_turns" } });
+  });
+
+  it("a member whose only tool threw completes, and the lead, the report and the events say its tool failed", async () => {
+    const fetchPage = tool(
+      "fetch_page",
+      "Fetches a page.",
+      { jsonSchema: { type: "object", properties: {} }, parse: (input: unknown) => input as object },
+      async () => {
+        throw new Error("ECONNREFUSED");
+      },
+    );
+    const server = await teamMock({
+      lead: [
+        turn([handoff("reader", "read the page"), toolUse("asker", { mode: "ask", task: "read it too" })]),
+        textTurn("Noted: the reader could not fetch the page."),
+      ],
+      reader: [toolTurn({ name: "fetch_page", input: {} }), textTurn("I could not read the page.")],
+      asker: [toolTurn({ name: "fetch_page", input: {} }), textTurn("Nothing to read.")],
+    });
+    const member = (name: string) =>
+      teamMember({ name, role: "executor", agent: mockAgent(server, name, { tools: [fetchPage] }) });
+    const team = createTeam({
+      name: "ops",
+      lead: mockAgent(server, "lead"),
+      members: [member("reader"), member("asker")],
+    });
+    const events = await collect(team.query("Read the page."));
+    expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+
+    // The host sees it on the member's finished event, beside its status.
+    const finished = events.filter(event => event.type === "team_agent" && event.subtype === "finished");
+    expect(
+      finished.map(event => event.type === "team_agent" && [event.agent, event.status, event.tool_errors]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["reader", "completed", { fetch_page: 1 }],
+        ["asker", "completed", { fetch_page: 1 }],
+      ]),
+    );
+    // The lead reads it in the ask's answer and in the handoff's report header.
+    const told = lastUserText(requestsFor(server, "lead")[1]!);
+    expect(told).toContain('Nothing to read.\n[team_tool_errors] {"fetch_page":1}');
+    expect(told).toContain(
+      '[team_report] {"member":"reader","status":"completed","tool_errors":{"fetch_page":1},',
+    );
   });
 
   it("an abort mid-run cancels the running item and every queued one, then the abort propagates", async () => {

@@ -1,7 +1,7 @@
 // Remote execution: a lead whose runner has execution "remote" stores its work and waits while runTeamWorker()
 // runs the members elsewhere (here: in the same process, over one memory mailbox; the PostgreSQL package runs the
 // same shape across processes). Also the worker's graceful shutdown and its option checks.
-import type { SDKMessage } from "@agent-lattice/core";
+import { type SDKMessage, tool } from "@agent-lattice/core";
 import { serverError, textTurn, toolTurn, toolUse, turn } from "@agent-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {
@@ -86,6 +86,39 @@ describe('runner execution "remote" with runTeamWorker()', () => {
     expect(await mailbox.inbox("eng::lead", { status: "completed" })).toHaveLength(2);
     worker.stop();
     expect(await worker.done).toMatchObject({ processed: 2, completed: 2, released: 0 });
+  });
+
+  it("a member's failed tools reach the lead from a worker: in the report header", async () => {
+    const broken = tool(
+      "broken",
+      "Always throws.",
+      { jsonSchema: { type: "object", properties: {} }, parse: (input: unknown) => input as object },
+      async () => {
+        throw new Error("boom");
+      },
+    );
+    const server = await teamMock({
+      lead: [toolTurn({ name: "alpha", input: { mode: "handoff", task: "try" } }), textTurn("ok")],
+      alpha: [toolTurn({ name: "broken", input: {} }), textTurn("it broke")],
+    });
+    const mailbox = createMemoryMailbox();
+    const members = () => [
+      teamMember({ name: "alpha", role: "executor", agent: mockAgent(server, "alpha", { tools: [broken] }) }),
+    ];
+    const lead = createTeam({
+      name: "eng",
+      lead: mockAgent(server, "lead"),
+      members: members(),
+      mailbox,
+      runner: { execution: "remote" },
+    });
+    const worker = startWorker({ name: "eng", members: members(), mailbox });
+    await collect(lead.query("Try."));
+    expect(lastUserText(requestsFor(server, "lead")[1]!)).toMatch(
+      /\[team_report\] \{"member":"alpha","status":"completed","tool_errors":\{"broken":1\}/,
+    );
+    worker.stop();
+    await worker.done;
   });
 
   it("an ask waits for the worker's answer and returns it as the tool result", async () => {

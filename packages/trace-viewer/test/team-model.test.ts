@@ -156,12 +156,13 @@ describe("a real team run: lead, researcher, reviewer and a nested docs team who
     expect(writer).toMatchObject({ team: "docs", status: "failed", mode: "handoff" });
     expect(writer.error).toEqual({
       name: "handoff failed",
-      code: "api_error",
-      message: "The model provider answered 529 (overloaded_error): Overloaded",
+      code: "overloaded_error",
+      message:
+        "The model provider answered 529 (overloaded_error): Overloaded. The provider failed on its side; try again later",
     });
     // The writer's model call failed: its turn is flagged too (the error event names the turn).
     const writerRun = writer.children[0] as RunNode;
-    expect(writerRun.error?.code).toBe("api_error");
+    expect(writerRun.error?.code).toBe("overloaded_error");
     expect(writerRun.turns.get(1)?.error?.status).toBe(529);
 
     expect(member(model, "reviewer")).toMatchObject({ mode: "ask", status: "completed" });
@@ -182,7 +183,7 @@ describe("a real team run: lead, researcher, reviewer and a nested docs team who
     expect([...matched!].map(node => node.kind)).toEqual(["member", "run", "turn", "tool", "turn"]);
     // Shown with its ancestors for context: team → lead → turn → handoff call.
     expect(rows.slice(0, 4).map(node => node.kind)).toEqual(["run", "run", "turn", "tool"]);
-    const failed = visibleRows(model, new Set(), { type: "member", text: "api_error" }).matched!;
+    const failed = visibleRows(model, new Set(), { type: "member", text: "overloaded_error" }).matched!;
     expect([...failed].map(node => (node as MemberNode).member)).toEqual(["writer"]);
   });
 

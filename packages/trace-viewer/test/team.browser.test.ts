@@ -144,7 +144,7 @@ describeInChromium("the rendered page of a real team run (file://)", () => {
     const writer = page.locator('.grid-body .row[data-kind="member"][data-status="failed"]');
     expect(await writer.count()).toBe(1);
     expect(await writer.getAttribute("class")).toContain("has-error");
-    expect(await writer.locator(".error-code").textContent()).toBe("handoff failed api_error");
+    expect(await writer.locator(".error-code").textContent()).toBe("handoff failed overloaded_error");
     expect(await writer.locator(".label").textContent()).toMatch(/^writer · failed/);
     const color = await writer.locator(".error-code").evaluate(element => getComputedStyle(element).color);
     expect(color).toBe("rgb(198, 40, 40)"); // --error
@@ -153,7 +153,7 @@ describeInChromium("the rendered page of a real team run (file://)", () => {
 
     await writer.click();
     const details = page.locator(".details");
-    await expect.poll(() => details.locator(".error-box").textContent()).toContain("api_error");
+    await expect.poll(() => details.locator(".error-box").textContent()).toContain("overloaded_error");
     expect(await details.locator(".error-box").textContent()).toContain("The model provider answered 529");
     const facts = await details.locator("dd").allTextContents();
     expect(facts).toEqual(expect.arrayContaining(["writer", "docs", "failed", "handoff", "docs::writer"]));
@@ -164,9 +164,9 @@ describeInChromium("the rendered page of a real team run (file://)", () => {
       .evaluateAll(rows =>
         rows.map(row => `${row.getAttribute("data-kind")} ${row.querySelector(".error-code")?.textContent}`),
       );
-    expect(matching).toContain("member handoff failed api_error");
+    expect(matching).toContain("member handoff failed overloaded_error");
     await page.click("#show-errors");
-    await page.fill("#filter-text", "api_error");
+    await page.fill("#filter-text", "overloaded_error");
     await expect
       .poll(() => page.locator('.grid-body .row[data-kind="member"]:not(.context) .label').allTextContents())
       .toEqual([expect.stringMatching(/^writer · failed/)]);

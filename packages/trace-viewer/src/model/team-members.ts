@@ -234,7 +234,7 @@ function newMember(
   };
 }
 
-/** A failed work item as an error: the outcome's code and message ("handoff failed api_error: …"). */
+/** A failed work item as an error: the outcome's code and message ("handoff failed overloaded_error: …"). */
 function failure(node: MemberNode, message: Record<string, unknown>): ErrorInfo {
   const outcome = isRecord(message.outcome) ? message.outcome : {};
   const error = isRecord(outcome.error) ? outcome.error : {};
